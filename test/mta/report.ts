@@ -135,7 +135,7 @@ export function listenerStats(log: string): Map<string, ListenerStats> {
   return stats;
 }
 
-export function statsTable(stats: Map<string, ListenerStats>): string {
+export function statsTable(stats: Map<string, ListenerStats>, bans: Map<string, { matches: number; bans: number }>) {
   const rows = [...stats].map(([name, s]) => [
     name,
     String(s.sessions),
@@ -146,19 +146,11 @@ export function statsTable(stats: Map<string, ListenerStats>): string {
     String(s.rejects),
     String(s.limits),
     String(s.maxRefused),
+    String(bans.get(name)?.matches ?? "-"),
+    String(bans.get(name)?.bans ?? "-"),
   ]);
-  const header = [
-    "listener",
-    "sessions",
-    "MAIL",
-    "RCPT",
-    "RCPT/session",
-    "no QUIT",
-    "rejected",
-    "limits",
-    "max refused",
-  ];
-  return table([header, ...rows]);
+  const header = ["listener", "sessions", "MAIL", "RCPT", "RCPT/session", "no QUIT", "rejected", "limits"];
+  return table([[...header, "max refused", "f2b lines", "bans"], ...rows]);
 }
 
 /**

@@ -4,8 +4,16 @@
 // list's answered share and time, sessions per listener from the Postfix log and fail2ban's verdict on the stream, and
 // exits 1 on a wrong verdict, an answered share under the floor, or a ban. Logs kept in test-results/mta/.
 import { type ChildProcess, spawn } from "node:child_process";
-import { closeSync, copyFileSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync } from "node:fs";
-import { writeFileSync } from "node:fs";
+import {
+  closeSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -38,8 +46,11 @@ import { ensurePackages, type MailLab, startMailLab } from "./servers.ts";
 
 /** Postfix's default smtpd_soft_error_limit: past it every reply is slowed by smtpd_error_sleep_time (1 s). */
 const SOFT_ERROR_LIMIT = 10;
-/** After each phase: the sidecar keeps an idle session 2 s, so its disconnect lands in the phase's slice of the log. */
-const SETTLE_MS = 4_000;
+/**
+ * Before the log is read: the sidecar keeps an idle session a few seconds for the next lookup, and Postfix logs a
+ * session's counts when it ends.
+ */
+const SETTLE_MS = 10_000;
 const SECRET = "mta-lab-sidecar-secret-0123456789";
 const ADMIN_TOKEN = "mta-lab-admin-token";
 const OUT = join(ROOT, "test-results", "mta");
@@ -119,21 +130,29 @@ async function labKey(base: string): Promise<string> {
 interface Phase<T> {
   result: T;
   seconds: number;
-  log: string;
 }
 
-/** Runs one phase and cuts its part of the Postfix log (byte offsets of the maillog before and after). */
 async function phase<T>(name: string, run: () => Promise<T>): Promise<Phase<T>> {
-  const logFile = lab!.logFile;
-  const from = statSync(logFile).size;
   const started = Date.now();
   const result = await run();
   const seconds = (Date.now() - started) / 1000;
-  await sleep(SETTLE_MS);
-  const slice = readFileSync(logFile).subarray(from).toString("utf8");
-  writeFileSync(join(OUT, `maillog-${name}`), slice);
   log(`${name}: ${seconds.toFixed(1)} s`);
-  return { result, seconds, log: slice };
+  return { result, seconds };
+}
+
+/**
+ * Postfix's log per listener, each written to test-results/mta/maillog-<listener>: each listener is a server of its
+ * own, with its own fail2ban reading only its lines.
+ */
+function logsByListener(): Map<string, string> {
+  const lines = readFileSync(lab!.logFile, "utf8").split("\n");
+  const logs = new Map<string, string>();
+  for (const { name } of LISTENERS) {
+    const file = join(OUT, `maillog-${name}`);
+    writeFileSync(file, lines.filter((line) => line.includes(` postfix/${name}/`)).join("\n"));
+    logs.set(name, file);
+  }
+  return logs;
 }
 
 const byDomain = (rows: TruthRow[]) => Object.values(Object.groupBy(rows, (r) => r.domain)) as TruthRow[][];
@@ -172,6 +191,7 @@ async function main() {
     (await Promise.all(byDomain(of("list")).map((group) => api.batch(group.map((r) => r.address))))).flat(),
   );
   const list100 = await phase("list100", () => api.bulk(of("list100").map((r) => r.address)));
+  await sleep(SETTLE_MS);
 
   const judgedSingles = judgeAll([...of("single"), ...of("stream")], [...singles.result, ...stream.result]);
   const judgedLists = judgeAll([...of("list"), ...of("list100")], [...lists.result, ...list100.result]);
@@ -194,8 +214,11 @@ function report(run: {
   const floor100 = jailSafeAnswers(of("list100"));
   const dishonest100 = judged100.filter((j) => !isAnswered(j) && j.verdict !== "unverified:timeout");
   const batches = judgedLists.filter((j) => j.set === "list");
-  const f2b = fail2banBans(join(OUT, "maillog-stream"));
-  const f2bAll = fail2banBans(lab!.logFile);
+  const logs = logsByListener();
+  const stats = listenerStats(readFileSync(lab!.logFile, "utf8"));
+  const bans = new Map([...logs].map(([name, file]) => [name, fail2banBans(file)]));
+  const f2b = bans.get("stream")!;
+  const maxRefused = Math.max(...[...stats.values()].map((s) => s.maxRefused));
   const pct = (n: number, of: number) => `${Math.round((n / of) * 100)} %`;
 
   console.log(`\nSingles (${judgedSingles.length}: ${of("single").length} + a stream of ${of("stream").length})`);
@@ -213,17 +236,16 @@ function report(run: {
       `${judged100.reduce((sum, j) => sum + j.credits, 0)}. Batches: answered ` +
       `${pct(batches.filter(isAnswered).length, batches.length)} of ${batches.length}.`,
   );
-  let maxRefused = 0;
-  for (const [name, p] of Object.entries(phases)) {
-    const stats = listenerStats(p.log);
-    maxRefused = Math.max(maxRefused, ...[...stats.values()].map((s) => s.maxRefused));
-    console.log(`\nPostfix log, ${name} (${p.seconds.toFixed(1)} s):\n${statsTable(stats)}`);
-  }
+  const times = Object.entries(phases).map(([name, p]) => `${name} ${p.seconds.toFixed(1)} s`);
+  console.log(`\nPhases: ${times.join(", ")}`);
   console.log(
-    `\nfail2ban (${JAIL.filter}, mode = more, maxretry ${JAIL.maxretry}, findtime ${JAIL.findtimeS / 60} min): ` +
-      `stream of ${of("stream").length} singles: ${f2b.matches} matched lines, ${f2b.bans} bans` +
-      `${f2b.firstBanAfter ? ` (first at matched line ${f2b.firstBanAfter})` : ""}; ` +
-      `whole run: ${f2bAll.matches} matched lines, ${f2bAll.bans} bans`,
+    `\nPostfix's log per listener, whole run; fail2ban-regex over each listener's lines (${JAIL.filter}, mode = ` +
+      `more), jail replayed with maxretry ${JAIL.maxretry}, findtime ${JAIL.findtimeS / 60} min:\n` +
+      statsTable(stats, bans),
+  );
+  console.log(
+    `\nfail2ban over the stream of ${of("stream").length} single lookups: ${f2b.matches} matched lines, ` +
+      `${f2b.bans} bans${f2b.firstBanAfter ? ` (first at matched line ${f2b.firstBanAfter})` : ""}`,
   );
 
   const failures = [
