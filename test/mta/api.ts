@@ -41,9 +41,9 @@ export function apiClient(base: string, key: string) {
   };
 
   return {
-    async single(address: string): Promise<Answered> {
+    async single(address: string, options: { refresh?: boolean } = {}): Promise<Answered> {
       try {
-        const answer = await envelope<EmailAnswer>("/api/v1/email", { email: address });
+        const answer = await envelope<EmailAnswer>("/api/v1/email", { email: address, ...options });
         return { address, answer: answer.data, credits: answer.meta.credits_used };
       } catch (error) {
         return { address, answer: null, credits: 0, error: String(error) };
@@ -87,4 +87,23 @@ export function apiClient(base: string, key: string) {
       });
     },
   };
+}
+
+/** An account with credits, a member and a secret key, through the operator API. */
+export async function labKey(base: string, adminToken: string): Promise<string> {
+  const admin = async <T>(path: string, body: unknown): Promise<T> => {
+    const response = await fetch(`${base}/admin/v1${path}`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${adminToken}`, "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    const envelope = (await response.json()) as { success: boolean; data: T };
+    if (!envelope.success) throw new Error(`admin ${path} -> ${response.status} ${JSON.stringify(envelope)}`);
+    return envelope.data;
+  };
+  const account = await admin<{ id: string }>("/accounts", { email: "lab@example.com", email_verified: true });
+  await admin(`/accounts/${account.id}/credits`, { bucket: "pack", amount: 5_000 });
+  const member = await admin<{ user_id: string }>(`/accounts/${account.id}/members`, { email: "lab@example.com" });
+  const key = await admin<{ key: string }>(`/accounts/${account.id}/keys/secret`, { user_id: member.user_id });
+  return key.key;
 }

@@ -1,6 +1,7 @@
 // Judging the answers against the truth, and reading what the mail server saw: confusion tables, sessions per listener
 // from the Postfix log, and fail2ban's stock postfix jail replayed over it.
 import { spawnSync } from "node:child_process";
+import type { Answered } from "./api.ts";
 import { listenerOf, type Truth, type TruthRow } from "./lab.ts";
 
 /** The fields of an email answer the lab reads (docs/email.md). */
@@ -59,6 +60,15 @@ export function judge(row: TruthRow, answer: EmailAnswer | null, credits: number
   if (!problem && catchAll && answer?.mailbox_exists === true) problem = "mailbox_exists true on a catch-all";
   if (row.truth === "not" && credits > 0) problem = `unknown user charged ${credits}`;
   return { ...row, answer, credits, verdict, problem };
+}
+
+/** Each row judged by the answer given for its address (none: an error). */
+export function judgeAll(rows: TruthRow[], answers: Answered[]): Judged[] {
+  const byAddress = new Map(answers.map((a) => [a.address, a]));
+  return rows.map((row) => {
+    const got = byAddress.get(row.address);
+    return judge(row, got?.answer ?? null, got?.credits ?? 0);
+  });
 }
 
 export const isAnswered = (j: Judged) => j.verdict !== "error" && !j.verdict.startsWith("unverified:");

@@ -28,8 +28,8 @@ import {
 } from "../../scripts/lib/local.mjs";
 import { startDoh } from "../fixtures/doh.ts";
 import { startRdap } from "../fixtures/rdap.ts";
-import { type Answered, apiClient } from "./api.ts";
-import { dnsZone, HELO_NAME, LISTENERS, MAIL_FROM, readTruth, type TruthRow } from "./lab.ts";
+import { type Answered, apiClient, labKey } from "./api.ts";
+import { dnsZone, HELO_NAME, LISTENERS, listenerOf, MAIL_FROM, readTruth, type TruthRow } from "./lab.ts";
 import {
   confusionTable,
   fail2banBans,
@@ -37,12 +37,12 @@ import {
   type Judged,
   JAIL,
   jailSafeAnswers,
-  judge,
+  judgeAll,
   listenerStats,
   statsTable,
   verdictsByListener,
 } from "./report.ts";
-import { ensurePackages, type MailLab, startMailLab } from "./servers.ts";
+import { ensurePackages, GREYLIST_DELAY_S, type MailLab, startMailLab } from "./servers.ts";
 
 /** Postfix's default smtpd_soft_error_limit: past it every reply is slowed by smtpd_error_sleep_time (1 s). */
 const SOFT_ERROR_LIMIT = 10;
@@ -103,28 +103,9 @@ async function startStack(rows: TruthRow[]) {
       SMTP_SIDECAR_SECRET: SECRET,
     },
   });
-  const key = await labKey(base);
+  const key = await labKey(base, ADMIN_TOKEN);
   log(`stack up: API ${base}, sidecar ${sidecarUrl}, DNS ${doh.url}`);
   return apiClient(base, key);
-}
-
-/** An account with credits, a member and a secret key, through the operator API. */
-async function labKey(base: string): Promise<string> {
-  const admin = async <T>(path: string, body: unknown): Promise<T> => {
-    const response = await fetch(`${base}/admin/v1${path}`, {
-      method: "POST",
-      headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, "Content-Type": "application/json" },
-      body: JSON.stringify(body),
-    });
-    const envelope = (await response.json()) as { success: boolean; data: T };
-    if (!envelope.success) throw new Error(`admin ${path} -> ${response.status} ${JSON.stringify(envelope)}`);
-    return envelope.data;
-  };
-  const account = await admin<{ id: string }>("/accounts", { email: "lab@example.com", email_verified: true });
-  await admin(`/accounts/${account.id}/credits`, { bucket: "pack", amount: 5_000 });
-  const member = await admin<{ user_id: string }>(`/accounts/${account.id}/members`, { email: "lab@example.com" });
-  const key = await admin<{ key: string }>(`/accounts/${account.id}/keys/secret`, { user_id: member.user_id });
-  return key.key;
 }
 
 interface Phase<T> {
@@ -157,14 +138,6 @@ function logsByListener(): Map<string, string> {
 
 const byDomain = (rows: TruthRow[]) => Object.values(Object.groupBy(rows, (r) => r.domain)) as TruthRow[][];
 
-function judgeAll(rows: TruthRow[], answers: Answered[]): Judged[] {
-  const byAddress = new Map(answers.map((a) => [a.address, a]));
-  return rows.map((row) => {
-    const got = byAddress.get(row.address);
-    return judge(row, got?.answer ?? null, got?.credits ?? 0);
-  });
-}
-
 async function main() {
   const rows = readTruth();
   const api = await startStack(rows);
@@ -190,12 +163,26 @@ async function main() {
   const lists = await phase("lists", async () =>
     (await Promise.all(byDomain(of("list")).map((group) => api.batch(group.map((r) => r.address))))).flat(),
   );
+  const listsEnded = Date.now();
   const list100 = await phase("list100", () => api.bulk(of("list100").map((r) => r.address)));
+  // The greylisted mailboxes again, with refresh, once postgrey's delay has passed: the server now answers them.
+  await sleep(Math.max(0, listsEnded + (GREYLIST_DELAY_S + 1) * 1000 - Date.now()));
+  const greylisted = [...singles.result, ...lists.result]
+    .filter((a) => a.answer?.reason === "unverified" && a.answer.smtp_reason === "greylisted")
+    .map((a) => rows.find((r) => r.address === a.address)!)
+    .filter((row) => listenerOf(row.domain).greylist && !listenerOf(row.domain).catchAll);
+  const recheck = await phase("recheck", async () => {
+    const answers: Answered[] = [];
+    for (const row of greylisted) answers.push(await api.single(row.address, { refresh: true }));
+    return answers;
+  });
   await sleep(SETTLE_MS);
 
   const judgedSingles = judgeAll([...of("single"), ...of("stream")], [...singles.result, ...stream.result]);
   const judgedLists = judgeAll([...of("list"), ...of("list100")], [...lists.result, ...list100.result]);
-  return report({ rows, judgedSingles, judgedLists, phases: { singles, stream, lists, list100 } });
+  const judgedRecheck = judgeAll(greylisted, recheck.result);
+  const phases = { singles, stream, lists, list100, recheck };
+  return report({ rows, judgedSingles, judgedLists, judgedRecheck, phases });
 }
 
 /** Prints the figures and returns the exit code: 1 on a wrong verdict, a list under its floor, a ban, a session past
@@ -204,12 +191,14 @@ function report(run: {
   rows: TruthRow[];
   judgedSingles: Judged[];
   judgedLists: Judged[];
+  judgedRecheck: Judged[];
   phases: Record<string, Phase<Answered[]>>;
 }) {
-  const { rows, judgedSingles, judgedLists, phases } = run;
+  const { rows, judgedSingles, judgedLists, judgedRecheck, phases } = run;
   const of = (set: string) => rows.filter((r) => r.set === set);
   const judged100 = judgedLists.filter((j) => j.set === "list100");
-  const wrong = [...judgedSingles, ...judgedLists].filter((j) => j.problem);
+  const wrong = [...judgedSingles, ...judgedLists, ...judgedRecheck].filter((j) => j.problem);
+  const stale = judgedRecheck.filter((j) => !isAnswered(j));
   const answered100 = judged100.filter(isAnswered).length;
   const floor100 = jailSafeAnswers(of("list100"));
   const dishonest100 = judged100.filter((j) => !isAnswered(j) && j.verdict !== "unverified:timeout");
@@ -227,6 +216,11 @@ function report(run: {
   console.log(confusionTable(judgedLists));
   console.log(`\nVerdicts per listener, singles:\n${verdictsByListener(judgedSingles)}`);
   console.log(`Verdicts per listener, lists:\n${verdictsByListener(judgedLists)}`);
+  console.log(
+    `\nGreylisted mailboxes asked again with refresh after postgrey's ${GREYLIST_DELAY_S} s: ` +
+      `${judgedRecheck.length - stale.length} of ${judgedRecheck.length} answered ` +
+      `(${judgedRecheck.map((j) => j.verdict).join(", ") || "none greylisted"})`,
+  );
   if (wrong.length)
     console.log(`\nWrong (${wrong.length}):\n${wrong.map((j) => `  ${j.address}: ${j.problem}`).join("\n")}`);
   console.log(
@@ -251,6 +245,7 @@ function report(run: {
   const failures = [
     ...(wrong.length ? [`${wrong.length} wrong verdicts`] : []),
     ...(answered100 < floor100 ? [`100-address list answered ${answered100} < floor ${floor100}`] : []),
+    ...(stale.length ? [`${stale.length} greylisted mailboxes still unanswered with refresh after the delay`] : []),
     ...(dishonest100.length ? [`100-address list: ${dishonest100.length} unanswered other than timeout`] : []),
     ...(maxRefused >= SOFT_ERROR_LIMIT
       ? [`a session had ${maxRefused} commands refused (Postfix's soft error limit: ${SOFT_ERROR_LIMIT})`]
@@ -279,5 +274,5 @@ try {
   process.exitCode = 1;
 } finally {
   await cleanup().catch((error) => console.error(`[mta] cleanup: ${error}`));
-  log(`logs in ${OUT}`);
+  log(`took ${Math.round(performance.now() / 1000)} s; logs in ${OUT}`);
 }
