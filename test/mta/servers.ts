@@ -28,7 +28,9 @@ export function ensurePackages(log: (line: string) => void) {
   if (!missing.length) return;
   if (process.getuid?.() !== 0)
     throw new Error(`missing ${missing.map(([name]) => name).join(", ")}; run as root or apt-get install postfix ...`);
-  log(`installing ${DEBIAN_PACKAGES.join(", ")} from the Debian archive (missing: ${missing.map(([n]) => n)})`);
+  log(
+    `installing ${DEBIAN_PACKAGES.join(", ")} from the Debian archive (missing: ${missing.map(([n]) => n).join(", ")})`,
+  );
   const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
   execFileSync("debconf-set-selections", { input: "postfix postfix/main_mailer_type select No configuration\n" });
   const ownPolicy = !existsSync(POLICY_RC);
