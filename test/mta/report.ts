@@ -133,7 +133,8 @@ export function listenerStats(log: string): Map<string, ListenerStats> {
       s.sessions += 1;
       s.transactions += total("mail");
       s.rcpts += total("rcpt");
-      if (!/\bquit=1\b/.test(message)) s.withoutQuit += 1;
+      // A session that spoke and left without QUIT (`commands=0/0` is a connection the server refused at once).
+      if (!/\bquit=1\b/.test(message) && !/\bcommands=0\/0$/.test(message)) s.withoutQuit += 1;
       const refused = [...message.matchAll(/\b(?!commands)\w+=(\d+)\/(\d+)/g)].map((m) => Number(m[2]) - Number(m[1]));
       s.maxRefused = Math.max(
         s.maxRefused,

@@ -208,6 +208,7 @@ function report(run: {
   const bans = new Map([...logs].map(([name, file]) => [name, fail2banBans(file)]));
   const f2b = bans.get("stream")!;
   const maxRefused = Math.max(...[...stats.values()].map((s) => s.maxRefused));
+  const withoutQuit = [...stats.values()].reduce((sum, s) => sum + s.withoutQuit, 0);
   const pct = (n: number, of: number) => `${Math.round((n / of) * 100)} %`;
 
   console.log(`\nSingles (${judgedSingles.length}: ${of("single").length} + a stream of ${of("stream").length})`);
@@ -250,6 +251,7 @@ function report(run: {
     ...(maxRefused >= SOFT_ERROR_LIMIT
       ? [`a session had ${maxRefused} commands refused (Postfix's soft error limit: ${SOFT_ERROR_LIMIT})`]
       : []),
+    ...(withoutQuit ? [`${withoutQuit} sessions ended by the prober without QUIT`] : []),
     ...(f2b.bans ? [`${f2b.bans} fail2ban bans over the stream of single lookups`] : []),
   ];
   console.log(failures.length ? `\nFAILED: ${failures.join("; ")}` : "\nPASSED");
