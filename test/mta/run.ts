@@ -1,8 +1,8 @@
 // `npm run test:mta`: the email product against real mail server software (test/mta/README.md). Postfix with
 // postgrey on loopback listeners, the DNS stand-in, the SMTP sidecar and the local stack (wrangler dev), then singles,
-// lists, a stream of singles and a 100-address list against truth.tsv. Prints the confusion tables, the 100-address
-// list's answered share and time, sessions per listener from the Postfix log and fail2ban's verdict on the stream, and
-// exits 1 on a wrong verdict, an answered share under the floor, or a ban. Logs kept in test-results/mta/.
+// a stream of singles, batches, a 100-address list and a re-check of greylisted mailboxes against truth.tsv. Prints the
+// confusion tables, the 100-address list's answered share and time, sessions per listener from the Postfix log and
+// fail2ban's verdict per listener, and exits 1 on what the README lists. Logs kept in test-results/mta/.
 import { type ChildProcess, spawn } from "node:child_process";
 import {
   closeSync,
