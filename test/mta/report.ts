@@ -195,10 +195,22 @@ export const JAIL = { filter: "/etc/fail2ban/filter.d/postfix.conf", maxretry: 5
  * Runs `fail2ban-regex <log> <filter>` and replays the jail over the matched lines' times, per client address: a ban
  * when maxretry failures fall within findtime; a banned client's failures during bantime are not counted again.
  */
-export function fail2banBans(logFile: string): { matches: number; bans: number; firstBanAfter: number | null } {
+export function fail2banBans(logFile: string): JailReplay {
   const run = spawnSync("fail2ban-regex", ["-o", "row", logFile, JAIL.filter], { encoding: "utf8" });
   if (run.status !== 0) throw new Error(`fail2ban-regex failed: ${run.stderr || run.stdout}`);
   const hits = [...run.stdout.matchAll(/^\['([^']+)',\s*([\d.]+)/gm)].map((m) => ({ ip: m[1]!, at: Number(m[2]) }));
+  return replayJail(hits);
+}
+
+export interface JailReplay {
+  matches: number;
+  bans: number;
+  /** Which matched line (1-based) brought the first ban. */
+  firstBanAfter: number | null;
+}
+
+/** The jail over matched lines (client address, Unix time in seconds), in log order. */
+export function replayJail(hits: { ip: string; at: number }[]): JailReplay {
   let bans = 0;
   let firstBanAfter: number | null = null;
   const byIp = new Map<string, { times: number[]; bannedUntil: number }>();
