@@ -82,9 +82,13 @@ export interface MailStats {
   dataCalls: number;
   /** Every address and port the sidecar dialled (SMTP and webhook attempts); off-loopback dials fail in the fixture. */
   dials: { host: string; port: number }[];
-  sessions: { domains: string[]; rcpts: string[] }[];
+  /** Each connection: its recipient domains and RCPTs, the refusals it got, and the address it was made to. */
+  sessions: { domains: string[]; rcpts: string[]; errors: number; ip: string }[];
   /** Per recipient domain, the most SMTP sessions that were open at once with a RCPT to it. */
   peakSessions: Record<string, number>;
+  /** Replies slowed by Postfix's soft error limit, and 421s at its hard one (test/fixtures/smtp.ts). */
+  slowReplies: number;
+  hardLimits: number;
 }
 
 /**

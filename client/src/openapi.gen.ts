@@ -648,7 +648,7 @@ export interface paths {
                 smtp_checked_at: components["schemas"]["CancelledAt"];
                 mailbox_exists: boolean | null;
                 catch_all: boolean | null;
-                smtp_reason: ("greylisted" | "no_mailbox" | "mailbox_full" | "mailbox_disabled" | "timeout" | "provider_unavailable") | null;
+                smtp_reason: ("greylisted" | "blocked" | "no_mailbox" | "mailbox_full" | "mailbox_disabled" | "timeout" | "provider_unavailable") | null;
                 mailbox_confidence: number | null;
                 did_you_mean: string | null;
                 sources: components["schemas"]["Sources"];
@@ -14026,7 +14026,7 @@ export interface components {
       smtp_checked_at: components["schemas"]["CancelledAt"];
       mailbox_exists: boolean | null;
       catch_all: boolean | null;
-      smtp_reason: ("greylisted" | "no_mailbox" | "mailbox_full" | "mailbox_disabled" | "timeout" | "provider_unavailable") | null;
+      smtp_reason: ("greylisted" | "blocked" | "no_mailbox" | "mailbox_full" | "mailbox_disabled" | "timeout" | "provider_unavailable") | null;
       mailbox_confidence: number | null;
       did_you_mean: string | null;
       sources: components["schemas"]["Sources"];

@@ -51,10 +51,14 @@ export async function devSidecars({ baseUrl, sidecarPort, secret, webhooksAllowL
         ? { SIDECAR_ALLOW_LOOPBACK: "1" }
         : {}),
       // Offline, every MX is the stand-in SMTP server on loopback, and MX names (mta5.am0.yahoodns.net for the
-      // provider samples) resolve through the stand-in DNS-over-HTTPS resolver.
+      // provider samples) resolve through the stand-in DNS-over-HTTPS resolver. Nearly every sample domain shares
+      // 127.0.0.1, so the pacing of refused recipients and connections per MX address (docs/email.md, "Pacing")
+      // is lifted: it would hold back the samples' unknown users after four.
       ...(offline
         ? {
             SMTP_PORT: String(ports.offline.OFFLINE_SMTP_PORT),
+            SMTP_PACE_REFUSALS: process.env.SMTP_PACE_REFUSALS ?? "100000",
+            SMTP_PACE_CONNECTS: process.env.SMTP_PACE_CONNECTS ?? "100000",
             SIDECAR_ALLOW_LOOPBACK: "1",
             SIDECAR_DOH_URL: `http://127.0.0.1:${ports.offline.OFFLINE_DOH_PORT}/dns-query`,
           }

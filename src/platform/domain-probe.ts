@@ -47,13 +47,23 @@ export interface DomainProbeRequest {
   addresses: string[];
   /** Each call's deadline, 2000 to 60000 ms. */
   timeoutMs: number;
+  /** Whether the domain is a catch-all when the caller knows it already (a provider's rule): no random address. */
+  catchAllKnown?: boolean | null;
+  /** The account the lookup is for (the sidecar bounds free uncertain answers per account). */
+  account?: string;
 }
 
 /** The answer with how many sidecar calls it took. */
 export type DomainProbeResult = SidecarProbeResult & { calls: number };
 
 /** No RCPT reply heard: the domain's mail server did not hold a conversation at all. */
-const SILENT = new Set<SidecarOutcome>(["timeout", "unavailable", "refused_private", "provider_unavailable"]);
+const SILENT = new Set<SidecarOutcome>([
+  "timeout",
+  "deferred",
+  "unavailable",
+  "refused_private",
+  "provider_unavailable",
+]);
 const heardNothing = (probe: SidecarProbeResult) =>
   probe.results.every((r) => r.smtpCode === null && SILENT.has(r.outcome));
 
@@ -88,7 +98,14 @@ export async function probeDomain(
     batches.push(probeable.slice(i, i + SIDECAR_LIMITS.addresses));
 
   const answers = new Map<string, SidecarAddressResult>();
-  const merged = { mxHost: null as string | null, catchAll: null as boolean | null, checkedAt: "", calls: 0 };
+  const merged = {
+    mxHost: null as string | null,
+    catchAll: request.catchAllKnown ?? null,
+    catchAllAnswer: null as SidecarProbeResult["catchAllAnswer"],
+    checkedAt: "",
+    calls: 0,
+  };
+  const { domain, timeoutMs, account } = request;
   let silence: SidecarOutcome | null = null;
   const ask = async (addresses: string[]) => {
     if (silence) return addresses.forEach((a) => answers.set(a, unanswered(a, silence!)));
@@ -97,11 +114,13 @@ export async function probeDomain(
     const probe = await probeMailboxes(
       target,
       secret,
-      { domain: request.domain, mxHosts, addresses, timeoutMs: request.timeoutMs, catchAllProbe },
+      { domain, mxHosts, addresses, timeoutMs, catchAllProbe, ...(account ? { account } : {}) },
       fetchImpl,
     );
     for (const result of probe.results) answers.set(result.address, result);
     if (catchAllProbe && probe.catchAll !== null) merged.catchAll = probe.catchAll;
+    // Why the verdict is missing, while it is: what the random address got most recently.
+    if (catchAllProbe && merged.catchAll === null) merged.catchAllAnswer = probe.catchAllAnswer;
     merged.mxHost ??= probe.mxHost;
     // The earliest call's time: an answer is never taken for younger than it is.
     if (!merged.checkedAt || probe.checkedAt < merged.checkedAt) merged.checkedAt = probe.checkedAt;
@@ -119,6 +138,7 @@ export async function probeDomain(
   return {
     mxHost: merged.mxHost,
     catchAll: merged.catchAll,
+    catchAllAnswer: merged.catchAll === null ? merged.catchAllAnswer : null,
     checkedAt: merged.checkedAt || new Date().toISOString(),
     calls: merged.calls,
     results: request.addresses.map((a) => answers.get(a) ?? unanswered(a, "provider_unavailable")),

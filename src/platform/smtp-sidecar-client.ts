@@ -6,14 +6,20 @@ import { postToSidecar, type SidecarTarget } from "./sidecar-request";
  * catch_all_probe?}, signed as every sidecar request is (src/platform/sidecar-request.ts).
  */
 
-/** Sidecar outcomes, plus `provider_unavailable` when the sidecar itself could not be reached or answered badly. */
+/**
+ * Sidecar outcomes (workers/smtp-sidecar/README.md), plus `provider_unavailable` when the sidecar itself could not be
+ * reached or answered badly. `blocked`: the server refused the prober itself; `deferred`: not asked, the server's
+ * tolerance for refused recipients being spent (the sidecar's pacing).
+ */
 export type SidecarOutcome =
   | "accepted"
   | "no_mailbox"
   | "mailbox_full"
   | "mailbox_disabled"
   | "greylisted"
+  | "blocked"
   | "timeout"
+  | "deferred"
   | "unavailable"
   | "refused_private"
   | "provider_unavailable";
@@ -28,6 +34,8 @@ export interface SidecarProbeRequest {
   timeoutMs: number;
   /** False when the caller already knows whether the domain is a catch-all: no random address asked (default true). */
   catchAllProbe?: boolean;
+  /** The account the probe is for: the sidecar bounds its free uncertain answers per account and MX address. */
+  account?: string;
 }
 
 export interface SidecarAddressResult {
@@ -43,6 +51,11 @@ export interface SidecarAddressResult {
 export interface SidecarProbeResult {
   mxHost: string | null;
   catchAll: boolean | null;
+  /**
+   * What the random address got when it was asked in this call (`catch_all_answer`); null when it was not asked (the
+   * verdict was known) or the sidecar says nothing of it. It tells why `catchAll` is null.
+   */
+  catchAllAnswer: Omit<SidecarAddressResult, "address"> | null;
   checkedAt: string;
   results: SidecarAddressResult[];
 }
@@ -85,7 +98,13 @@ type WireResult = {
   smtp_message: string | null;
   enhanced_status?: string | null;
 };
-type WireResponse = { mx_host: string | null; catch_all: boolean | null; checked_at: string; results: WireResult[] };
+type WireResponse = {
+  mx_host: string | null;
+  catch_all: boolean | null;
+  catch_all_answer?: Omit<WireResult, "address"> | null;
+  checked_at: string;
+  results: WireResult[];
+};
 
 const SIDECAR_OUTCOMES = new Set<string>([
   "accepted",
@@ -93,7 +112,9 @@ const SIDECAR_OUTCOMES = new Set<string>([
   "mailbox_full",
   "mailbox_disabled",
   "greylisted",
+  "blocked",
   "timeout",
+  "deferred",
   "unavailable",
   "refused_private",
 ]);
@@ -115,25 +136,29 @@ export async function probeMailboxes(
     addresses: request.addresses,
     timeout_ms: request.timeoutMs,
     ...(request.catchAllProbe === false ? { catch_all_probe: false } : {}),
+    ...(request.account ? { account: request.account } : {}),
   };
   const { timeoutMs } = request;
   const reply = await postToSidecar({ target, secret, path: "/v1/probe", body, timeoutMs, fetchImpl });
   if ("unreachable" in reply || reply.status !== 200) return allUnavailable(request.addresses);
   const { answer } = reply;
   if (!isWireResponse(answer, request.addresses)) return allUnavailable(request.addresses);
+  const probe = answer.catch_all_answer;
   return {
     mxHost: answer.mx_host,
     catchAll: answer.catch_all,
+    catchAllAnswer: probe && isWireAnswer(probe) ? camel(probe) : null,
     checkedAt: answer.checked_at,
-    results: answer.results.map((r) => ({
-      address: r.address,
-      outcome: r.outcome,
-      smtpCode: r.smtp_code,
-      smtpMessage: r.smtp_message,
-      enhancedStatus: r.enhanced_status ?? null,
-    })),
+    results: answer.results.map((r) => ({ address: r.address, ...camel(r) })),
   };
 }
+
+const camel = (r: Omit<WireResult, "address">) => ({
+  outcome: r.outcome,
+  smtpCode: r.smtp_code,
+  smtpMessage: r.smtp_message,
+  enhancedStatus: r.enhanced_status ?? null,
+});
 
 /** Every address `provider_unavailable`: what a probe answers when no sidecar could be asked. */
 export function allUnavailable(addresses: string[]): SidecarProbeResult {
@@ -144,7 +169,7 @@ export function allUnavailable(addresses: string[]): SidecarProbeResult {
     smtpMessage: null,
     enhancedStatus: null,
   }));
-  return { mxHost: null, catchAll: null, checkedAt: new Date().toISOString(), results };
+  return { mxHost: null, catchAll: null, catchAllAnswer: null, checkedAt: new Date().toISOString(), results };
 }
 
 function isWireResponse(value: unknown, addresses: string[]): value is WireResponse {
@@ -153,14 +178,17 @@ function isWireResponse(value: unknown, addresses: string[]): value is WireRespo
   if (!(mx_host === null || typeof mx_host === "string") || !(catch_all === null || typeof catch_all === "boolean"))
     return false;
   if (typeof checked_at !== "string" || !Array.isArray(results) || results.length !== addresses.length) return false;
-  return results.every((item: Partial<WireResult> | null, index) => {
-    const { address, outcome, smtp_code, smtp_message, enhanced_status } = item ?? {};
-    return (
-      address === addresses[index] &&
-      SIDECAR_OUTCOMES.has(String(outcome)) &&
-      (smtp_code === null || typeof smtp_code === "number") &&
-      (smtp_message === null || typeof smtp_message === "string") &&
-      (enhanced_status === undefined || enhanced_status === null || typeof enhanced_status === "string")
-    );
-  });
+  return results.every(
+    (item: Partial<WireResult> | null, index) => item?.address === addresses[index] && isWireAnswer(item ?? {}),
+  );
+}
+
+function isWireAnswer(item: Partial<WireResult>): boolean {
+  const { outcome, smtp_code, smtp_message, enhanced_status } = item;
+  return (
+    SIDECAR_OUTCOMES.has(String(outcome)) &&
+    (smtp_code === null || typeof smtp_code === "number") &&
+    (smtp_message === null || typeof smtp_message === "string") &&
+    (enhanced_status === undefined || enhanced_status === null || typeof enhanced_status === "string")
+  );
 }

@@ -65,6 +65,8 @@ describe("probeMailboxes", () => {
     expect(result).toEqual({
       mxHost: "mx.example.test",
       catchAll: false,
+      // A sidecar that says nothing of the random address's answer (an older one): null.
+      catchAllAnswer: null,
       checkedAt: "2026-11-22T03:00:00.000Z",
       results: [
         // A sidecar that sends no enhanced_status (an older one) maps to null.
@@ -84,6 +86,43 @@ describe("probeMailboxes", () => {
         },
       ],
     });
+  });
+
+  it("sends the account, and maps the random address's answer and the blocked and deferred outcomes", async () => {
+    const seen: Request[] = [];
+    const answer = {
+      ...sidecarAnswer,
+      catch_all: null,
+      catch_all_answer: {
+        outcome: "greylisted",
+        smtp_code: 450,
+        smtp_message: "4.2.0 Greylisted",
+        enhanced_status: "4.2.0",
+      },
+      results: [
+        {
+          ...sidecarAnswer.results[0]!,
+          outcome: "blocked",
+          smtp_code: 450,
+          smtp_message: "4.7.1 Helo command rejected",
+        },
+        { ...sidecarAnswer.results[1]!, outcome: "deferred", smtp_code: null, smtp_message: "not asked" },
+      ],
+    };
+    const result = await probeMailboxes(
+      { url: "http://sidecar.test/" },
+      secret,
+      { ...request, account: "acct_1" },
+      answering(200, answer, seen),
+    );
+    expect(JSON.parse(await seen[0]!.text())).toMatchObject({ account: "acct_1" });
+    expect(result.catchAllAnswer).toEqual({
+      outcome: "greylisted",
+      smtpCode: 450,
+      smtpMessage: "4.2.0 Greylisted",
+      enhancedStatus: "4.2.0",
+    });
+    expect(result.results.map((r) => r.outcome)).toEqual(["blocked", "deferred"]);
   });
 
   it("signs with HMAC-SHA256 in lowercase hex (a fixed vector)", async () => {

@@ -3,7 +3,8 @@
 // refusals of the prober (policy, system trouble, protocol) say nothing about it and become `unavailable`.
 
 /**
- * @typedef {"accepted" | "no_mailbox" | "mailbox_full" | "mailbox_disabled" | "greylisted" | "unavailable"} RcptOutcome
+ * @typedef {"accepted" | "no_mailbox" | "mailbox_full" | "mailbox_disabled" | "greylisted" | "blocked" | "unavailable"
+ * } RcptOutcome
  */
 
 /**
@@ -21,12 +22,49 @@ export function enhancedStatus({ code, message }) {
   return match ? `${klass}.${Number(match[1])}.${Number(match[2])}` : null;
 }
 
+/**
+ * Replies aimed at the checking client, not the recipient. Postfix delays its HELO, sender and client checks to RCPT
+ * (`smtpd_delay_reject = yes`, the default) and names the rejected thing ("Helo command rejected", "Sender address
+ * rejected", "Client host rejected"); its anvil limits say "too many ... from <client>"; DNSBLs say "blocked using".
+ */
+const CLIENT_TEXT = new RegExp(
+  [
+    "helo command rejected",
+    "client host rejected",
+    "sender address rejected",
+    "too (many|much) [a-z ]*from",
+    "too many errors",
+    "rate limit",
+    "blocked using",
+    "block ?listed",
+    "black ?listed",
+    "(bad|poor|low) reputation",
+    "your (ip|host|address|server)",
+  ].join("|"),
+  "i",
+);
+const GREYLIST_TEXT = /grey ?list|gray ?list|try again later/i;
+
+/**
+ * Whether a reply refuses the prober itself (its HELO, its sender, its address's reputation, a per-client rate or error
+ * limit, a 421 for the client) rather than saying anything about the recipient: RFC 3463 x.1.7 / x.1.8 (the sender's
+ * address), or the server's words (`CLIENT_TEXT`), never a greylisting reply.
+ * @param {{ code: number, message: string }} reply
+ */
+export function refusesClient(reply) {
+  if (reply.code < 400 || GREYLIST_TEXT.test(reply.message)) return false;
+  const status = enhancedStatus(reply);
+  if (status && /^[45]\.1\.[78]$/.test(status)) return true;
+  return CLIENT_TEXT.test(reply.message);
+}
+
 /** Text that names a full or a disabled mailbox, for replies without an enhanced code ("550 Mailbox full"). */
 const FULL_TEXT = /\b(mailbox (is )?full|over ?quota|quota exceeded|exceeded (its |the )?storage)/i;
 const DISABLED_TEXT = /\b(account|mailbox|user) (is |has been )?(disabled|deactivated|inactive|suspended)\b/i;
 
 /**
- * Reads one RCPT reply. With an enhanced code (RFC 3463 section 3):
+ * Reads one RCPT reply. A refusal of the prober itself (`refusesClient`) is `blocked`, whatever its code.
+ * With an enhanced code (RFC 3463 section 3):
  * - x.1.x address status: 1 bad destination mailbox, 0 other address status, 2 bad destination system, 3 bad mailbox
  *   syntax, 6 moved with no forwarding address, 10 null MX (RFC 7505) say the address has no mailbox there; 4 ambiguous
  *   and 7/8 (the sender's address) do not;
@@ -47,6 +85,7 @@ export function rcptOutcome(reply) {
   const klass = Math.floor(code / 100);
   if (klass === 2) return "accepted";
   if (klass !== 4 && klass !== 5) return "unavailable";
+  if (refusesClient(reply)) return "blocked";
   const status = enhancedStatus(reply);
   if (status) {
     const [, subject, detail] = status.split(".").map(Number);

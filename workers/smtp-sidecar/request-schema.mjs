@@ -13,6 +13,8 @@ export const LIMITS = Object.freeze({
 
 const ATEXT = "A-Za-z0-9!#$%&'*+/=?^_`{|}~-";
 const LOCAL_PART = new RegExp(`^[${ATEXT}]+(?:\\.[${ATEXT}]+)*$`);
+/** The account a probe is for (the Worker's account id), so free uncertain answers are bounded per account. */
+const ACCOUNT = /^[A-Za-z0-9_-]{1,64}$/;
 const LDH_LABEL = /^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$/;
 
 /**
@@ -45,7 +47,7 @@ export function isSafeAddress(address, domain) {
  * Parses and validates a probe request body.
  * @param {unknown} body the parsed JSON
  * @returns {{ ok: true, value: { domain: string, mx_hosts: { host: string, preference: number }[], addresses: string[],
- * timeout_ms: number, catch_all_probe: boolean } } | { ok: false, error: string }}
+ * timeout_ms: number, catch_all_probe: boolean, account?: string } } | { ok: false, error: string }}
  */
 export function parseProbeRequest(body) {
   if (typeof body !== "object" || body === null || Array.isArray(body)) return invalid("body must be a JSON object");
@@ -55,6 +57,7 @@ export function parseProbeRequest(body) {
     addresses,
     timeout_ms: timeoutMs,
     catch_all_probe: catchAllProbe = true,
+    account,
   } = /** @type {Record<string, unknown>} */ (body);
 
   if (!isHostname(domain)) return invalid("domain must be an LDH host name");
@@ -78,12 +81,16 @@ export function parseProbeRequest(body) {
     return invalid(`timeout_ms must be an integer from ${min} to ${max}`);
   }
   if (typeof catchAllProbe !== "boolean") return invalid("catch_all_probe must be a boolean");
+  if (account !== undefined && (typeof account !== "string" || !ACCOUNT.test(account))) {
+    return invalid("account must be 1 to 64 letters, digits, '_' or '-'");
+  }
   const value = {
     domain,
     mx_hosts: mxHosts.map(({ host, preference }) => ({ host, preference })),
     addresses: [...addresses],
     timeout_ms: timeoutMs,
     catch_all_probe: catchAllProbe,
+    ...(account === undefined ? {} : { account }),
   };
   return { ok: true, value };
 }

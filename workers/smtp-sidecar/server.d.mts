@@ -14,6 +14,18 @@ export interface SidecarConfig {
   log?: (message: string) => void;
   /** Where POST /v1/submit hands customer mail (SMTP_RELAY_HOST, SMTP_RELAY_PORT, SMTP_RELAY_SECURE, _USER, _PASS). */
   relay?: { host: string; port: number; secure: boolean; user?: string; pass?: string };
+  /** What each MX address is spared (mx-pacing.mjs PACING_DEFAULTS); the test suite lifts the refusal pacing. */
+  pacing?: Partial<{
+    refusals: number;
+    refusalWindowMs: number;
+    sessionErrors: number;
+    connects: number;
+    connectWindowMs: number;
+    backoffMs: number;
+    catchAllMs: number;
+    freeUncertain: number;
+    freeWindowMs: number;
+  }>;
 }
 
 export function createSidecar(config: SidecarConfig): { listen(): Promise<string>; close(): Promise<void>; readonly url: string };

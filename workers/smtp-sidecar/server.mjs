@@ -13,6 +13,7 @@ import { isHostname, isSafeAddress, parseProbeRequest } from "./request-schema.m
 import { createDohResolver } from "./doh-resolver.mjs";
 import { createDnsResolver } from "./targets.mjs";
 import { createSessionPool } from "./session-pool.mjs";
+import { createPacer } from "./mx-pacing.mjs";
 
 const MAX_BODY_BYTES = 64 * 1024;
 const MIN_SECRET_LENGTH = 16;
@@ -34,6 +35,8 @@ const MIN_SECRET_LENGTH = 16;
  * @property {import("./submit.mjs").RelayConfig} [relay] where /v1/submit hands customer mail (SMTP_RELAY_HOST, ...)
  * @property {Partial<import("./session-pool.mjs").PoolLimits>} [sessions] limits of the kept SMTP sessions; tests
  * shorten them
+ * @property {Partial<import("./mx-pacing.mjs").PacingLimits>} [pacing] what each MX address is spared
+ * (SMTP_PACE_REFUSALS, SMTP_PACE_WINDOW_S, SMTP_PACE_CONNECTS, SMTP_BACKOFF_S); tests and labs change them
  */
 
 /**
@@ -50,6 +53,7 @@ export function configFromEnv(env) {
     heloName: env.SMTP_HELO_NAME || "verify.localhost",
     mailFrom: env.SMTP_MAIL_FROM || "probe@verify.localhost",
     allowLoopback: env.SIDECAR_ALLOW_LOOPBACK === "1",
+    pacing: pacingFromEnv(env),
     dohUrl: env.SIDECAR_DOH_URL || undefined,
     relay: env.SMTP_RELAY_HOST
       ? {
@@ -61,6 +65,22 @@ export function configFromEnv(env) {
         }
       : undefined,
   };
+}
+
+/** Pacing limits set in the environment (whole numbers; seconds for the windows), defaults for the rest. */
+function pacingFromEnv(env) {
+  const pacing = {};
+  const set = (name, key, scale = 1) => {
+    if (!env[name]) return;
+    const value = Number(env[name]);
+    if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number`);
+    pacing[key] = value * scale;
+  };
+  set("SMTP_PACE_REFUSALS", "refusals");
+  set("SMTP_PACE_WINDOW_S", "refusalWindowMs", 1000);
+  set("SMTP_PACE_CONNECTS", "connects");
+  set("SMTP_BACKOFF_S", "backoffMs", 1000);
+  return pacing;
 }
 
 /**
@@ -169,6 +189,7 @@ function checkConfig(config) {
   settings.allowLoopback = settings.allowLoopback === true;
   settings.relayPools = createRelayPools();
   settings.sessionPool = createSessionPool(settings.sessions);
+  settings.pacer = createPacer(settings.pacing);
   return settings;
 }
 

@@ -1,131 +1,203 @@
 // SMTP sessions per destination (one domain at one MX address), kept between probes the way an MTA's connection cache
-// keeps them, so a long list at one domain is checked in a few sessions rather than one per probe, and never in more at
-// once than a mail server expects of one client. Postfix's defaults are the model: at most 20 sessions at once per
-// destination (default_destination_concurrency_limit; a list itself keeps to 4, the Worker's calls in flight, near
-// Postfix's starting 5, so the rest is room for single lookups at the same domain), an idle session kept 2 s
-// (smtp_connection_cache_time_limit) and reused for 300 s at most (smtp_connection_reuse_time_limit), cached only
-// while the destination has more work (smtp_connection_cache_on_demand). A session carries at most 50 transactions:
-// servers count each RSET against their limit of "junk" commands (Postfix's smtpd_junk_command_limit is 100).
+// keeps them, so a long list at one domain is checked in a few sessions and single lookups one after another share
+// one, and never in more at once than a mail server expects of one client. Postfix's defaults are the model: at most
+// 5 sessions at once per destination (Postfix's initial destination concurrency; a list itself keeps to 4, the
+// Worker's calls in flight) and at most 10 per MX address whatever the domains hosted there (common hardening of
+// smtpd_client_connection_count_limit; ten domains at one address must not open 50 sockets), a session reused for
+// 300 s at most (smtp_connection_reuse_time_limit). After its transaction a session is kept idle 5 s for the next
+// probe (a sequence of single lookups, each its own request, reuses it instead of dialling each time). A session
+// carries at most 50 transactions: servers count each RSET against their limit of "junk" commands (Postfix's
+// smtpd_junk_command_limit is 100).
 import { SmtpError } from "./smtp-session.mjs";
 
-export const POOL_DEFAULTS = Object.freeze({ maxActive: 20, idleMs: 2000, maxAgeMs: 300_000, maxTransactions: 50 });
+export const POOL_DEFAULTS = Object.freeze({
+  maxActive: 5,
+  maxPerAddress: 10,
+  idleMs: 5000,
+  maxAgeMs: 300_000,
+  maxTransactions: 50,
+});
 
 /**
  * @typedef {import("./smtp-session.mjs").SmtpSession} SmtpSession
- * @typedef {{ maxActive: number, idleMs: number, maxAgeMs: number, maxTransactions: number }} PoolLimits
- * @typedef {{ active: number, idle: { session: SmtpSession, timer: NodeJS.Timeout }[],
- *   waiters: { resume: () => void, timer: NodeJS.Timeout }[] }} Destination
+ * @typedef {{ maxActive: number, maxPerAddress: number, idleMs: number, maxAgeMs: number, maxTransactions: number
+ * }} PoolLimits
+ * @typedef {{ active: number, idle: { session: SmtpSession, timer: NodeJS.Timeout }[] }} Destination
+ * @typedef {{ key: string, resume: (session: SmtpSession | null) => void, timer: NodeJS.Timeout }} Waiter
  */
 
+/** The MX address of a destination key (`domain|ip`). */
+const addressOf = (key) => key.slice(key.indexOf("|") + 1);
+
 /**
+ * A slot is held from `acquire` until the session is ended (after the server hung up, or the QUIT grace): a kept idle
+ * session holds its slot too, since the server counts every open connection against its per-client limits.
  * @param {Partial<PoolLimits>} [limits]
  */
 export function createSessionPool(limits = {}) {
-  const { maxActive, idleMs, maxAgeMs, maxTransactions } = { ...POOL_DEFAULTS, ...limits };
+  const { maxActive, maxPerAddress, idleMs, maxAgeMs, maxTransactions } = { ...POOL_DEFAULTS, ...limits };
   /** @type {Map<string, Destination>} */
   const destinations = new Map();
+  /** Slots held per MX address, and the probes waiting for one there (any domain), in arrival order. */
+  /** @type {Map<string, { active: number, waiters: Waiter[] }>} */
+  const addresses = new Map();
   let peak = 0;
+  let peakPerAddress = 0;
 
   const destination = (key) => {
     let found = destinations.get(key);
-    if (!found) destinations.set(key, (found = { active: 0, idle: [], waiters: [] }));
+    if (!found) destinations.set(key, (found = { active: 0, idle: [] }));
     return found;
   };
-  const forget = (key, d) => {
-    if (d.active === 0 && d.idle.length === 0 && d.waiters.length === 0) destinations.delete(key);
+  const address = (ip) => {
+    let found = addresses.get(ip);
+    if (!found) addresses.set(ip, (found = { active: 0, waiters: [] }));
+    return found;
   };
+  const forget = (key) => {
+    const d = destinations.get(key);
+    if (d && d.active === 0 && d.idle.length === 0) destinations.delete(key);
+    const a = addresses.get(addressOf(key));
+    if (a && a.active === 0 && a.waiters.length === 0) addresses.delete(addressOf(key));
+  };
+  const hasRoom = (key) => destination(key).active < maxActive && address(addressOf(key)).active < maxPerAddress;
+  const hold = (key) => {
+    destination(key).active += 1;
+    address(addressOf(key)).active += 1;
+    peak = Math.max(peak, destination(key).active);
+    peakPerAddress = Math.max(peakPerAddress, address(addressOf(key)).active);
+  };
+  const free = (key) => {
+    destination(key).active -= 1;
+    address(addressOf(key)).active -= 1;
+    wake(addressOf(key));
+    forget(key);
+  };
+  /** Ends `session` with QUIT and frees its slot once it is gone. */
+  const end = (key, session, reset) => session.quit({ reset }).finally(() => free(key));
   const reusable = (session) =>
     !session.failed &&
     !session.hasPendingReplies &&
     session.transactions < maxTransactions &&
     Date.now() - session.openedAt < maxAgeMs;
+  /** Hands freed room at `ip` to the waiters, in turn, whose own destination has room too. */
+  function wake(ip) {
+    const a = addresses.get(ip);
+    if (!a) return;
+    for (let i = 0; i < a.waiters.length && a.active < maxPerAddress; ) {
+      const waiter = /** @type {Waiter} */ (a.waiters[i]);
+      if (!hasRoom(waiter.key)) {
+        i += 1;
+        continue;
+      }
+      a.waiters.splice(i, 1);
+      clearTimeout(waiter.timer);
+      hold(waiter.key);
+      waiter.resume(null);
+    }
+  }
+  /** Idle sessions at `ip` give their slots up for a probe that waits there. */
+  const evictIdle = (ip) => {
+    for (const [key, d] of destinations) {
+      if (addressOf(key) !== ip) continue;
+      for (const { session, timer } of d.idle.splice(0)) {
+        clearTimeout(timer);
+        end(key, session, false);
+      }
+    }
+  };
 
   return {
     /**
-     * Takes one of the destination's slots, waiting in turn for one to free up until `deadline` (a `timeout`
-     * SmtpError after it). Answers a kept session to reuse, or null: the caller connects; it `release`s either way.
-     * @param {string} key
+     * Takes a slot of the destination and of its MX address, waiting in turn for both until `deadline` (a `timeout`
+     * SmtpError after it, and nothing dialled). Answers a kept session to reuse, or null: the caller connects; it
+     * `release`s either way.
+     * @param {string} key `domain|ip`
      * @param {number} deadline absolute ms
      * @returns {Promise<SmtpSession | null>}
      */
     async acquire(key, deadline) {
       const d = destination(key);
-      if (d.active < maxActive) d.active += 1;
-      else {
-        // The slot is handed over by `release`, so `active` already counts this probe when it resumes.
-        await new Promise((resolve, reject) => {
-          const waiter = {
-            resume: resolve,
-            timer: setTimeout(
-              () => {
-                d.waiters.splice(d.waiters.indexOf(waiter), 1);
-                forget(key, d);
-                reject(new SmtpError("timeout", "no session to the mail server came free before the deadline"));
-              },
-              Math.max(0, deadline - Date.now()),
-            ),
-          };
-          d.waiters.push(waiter);
-        });
-      }
-      peak = Math.max(peak, d.active);
       while (d.idle.length > 0) {
         const { session, timer } = /** @type {Destination["idle"][number]} */ (d.idle.pop());
         clearTimeout(timer);
+        // A kept session still holds its slot: it passes to this probe.
         if (reusable(session)) return session;
-        session.close();
+        end(key, session, false);
       }
-      return null;
+      const a = address(addressOf(key));
+      if (hasRoom(key) && a.waiters.length === 0) {
+        hold(key);
+        return null;
+      }
+      const handed = new Promise((resolve, reject) => {
+        /** @type {Waiter} */
+        const waiter = {
+          key,
+          resume: resolve,
+          timer: setTimeout(
+            () => {
+              a.waiters.splice(a.waiters.indexOf(waiter), 1);
+              forget(key);
+              reject(new SmtpError("timeout", "no session to the mail server came free before the deadline"));
+            },
+            Math.max(0, deadline - Date.now()),
+          ),
+        };
+        a.waiters.push(waiter);
+      });
+      evictIdle(addressOf(key));
+      return /** @type {Promise<SmtpSession | null>} */ (handed);
     },
 
     /**
-     * Gives the slot back. `session` (reset and ready for a new transaction when `clean`) is kept for the next probe
-     * when the destination has more work under way and it may still be used; otherwise it is ended with QUIT.
+     * Gives the slot back. `session` (reset and ready for a new transaction when `clean`) goes to a probe waiting for
+     * the destination, or is kept idle for the next one while it may still be used and nobody else waits at the MX
+     * address; otherwise it is ended with QUIT, its slot freed once the server has hung up.
      * @param {string} key
      * @param {SmtpSession | null} session
      * @param {{ clean: boolean }} state
      */
     release(key, session, { clean }) {
-      const d = destination(key);
-      const busy = d.active > 1 || d.waiters.length > 0;
-      if (session && clean && busy && reusable(session)) {
-        const timer = setTimeout(() => {
-          const index = d.idle.findIndex((parked) => parked.session === session);
-          if (index !== -1) d.idle.splice(index, 1);
-          forget(key, d);
-          session.quit({ reset: false });
-        }, idleMs);
-        timer.unref();
-        d.idle.push({ session, timer });
-      } else if (session) {
-        session.quit({ reset: !clean });
+      if (!session) return free(key);
+      if (!clean || !reusable(session)) return void end(key, session, !clean);
+      const a = address(addressOf(key));
+      const same = a.waiters.findIndex((waiter) => waiter.key === key);
+      if (same !== -1) {
+        const [waiter] = a.waiters.splice(same, 1);
+        clearTimeout(/** @type {Waiter} */ (waiter).timer);
+        return /** @type {Waiter} */ (waiter).resume(session);
       }
-      const waiter = d.waiters.shift();
-      if (waiter) {
-        clearTimeout(waiter.timer);
-        waiter.resume();
-      } else d.active -= 1;
-      forget(key, d);
+      if (a.waiters.length > 0) return void end(key, session, false);
+      const d = destination(key);
+      const timer = setTimeout(() => {
+        const index = d.idle.findIndex((parked) => parked.session === session);
+        if (index !== -1) d.idle.splice(index, 1);
+        end(key, session, false);
+      }, idleMs);
+      timer.unref();
+      d.idle.push({ session, timer });
     },
 
-    /** Ends every kept session (the sidecar is closing). */
+    /** Ends every kept session (the sidecar is closing) with QUIT. */
     close() {
-      for (const d of destinations.values()) {
+      for (const [key, d] of destinations) {
         for (const { session, timer } of d.idle.splice(0)) {
           clearTimeout(timer);
-          session.close();
+          end(key, session, false);
         }
       }
     },
 
-    /** What the pool holds now, and the most sessions one destination has had at once. */
+    /** Slots held now (kept sessions included), and the most one destination and one MX address have had at once. */
     stats() {
       const all = [...destinations.values()];
       return {
         active: all.reduce((n, d) => n + d.active, 0),
         idle: all.reduce((n, d) => n + d.idle.length, 0),
-        waiting: all.reduce((n, d) => n + d.waiters.length, 0),
+        waiting: [...addresses.values()].reduce((n, a) => n + a.waiters.length, 0),
         peak,
+        peakPerAddress,
       };
     },
   };

@@ -74,10 +74,17 @@ export class SmtpSession {
   #replies = [];
   #waiter = null;
   #failure = null;
+  /** A reply did not come in time: whatever the server says next may answer an older command, so only QUIT is sent. */
+  #desynced = false;
   /** When the connection was opened (ms), so a kept session is not reused past its age limit. */
   openedAt = Date.now();
   /** Transactions (MAIL FROM accepted) so far on this connection. */
   transactions = 0;
+  /**
+   * 4xx and 5xx replies so far on this connection: Postfix counts them per connection (RSET does not clear the count)
+   * and slows every reply past `smtpd_soft_error_limit`, so the prober ends a session before that.
+   */
+  errors = 0;
 
   /** @param {net.Socket} socket a connected socket @param {number} deadline absolute ms */
   constructor(socket, deadline) {
@@ -100,8 +107,14 @@ export class SmtpSession {
     if (this.#replies.length > 0) return Promise.resolve(this.#replies.shift());
     if (this.#failure) return Promise.reject(this.#failure);
     return new Promise((resolve, reject) => {
+      // A late reply is no failure of the connection: the session can still say QUIT, it just carries no more work.
       const timer = setTimeout(
-        () => this.#fail(new SmtpError("timeout", "no reply before the deadline")),
+        () => {
+          this.#desynced = true;
+          const waiter = this.#waiter;
+          this.#waiter = null;
+          waiter?.reject(new SmtpError("timeout", "no reply before the deadline"));
+        },
         Math.max(0, deadline - Date.now()),
       );
       this.#waiter = {
@@ -119,13 +132,16 @@ export class SmtpSession {
   async command(line, deadline) {
     if (/[\r\n\0]/.test(line)) throw new SmtpError("protocol", "refusing to send a command containing CR, LF or NUL");
     if (this.#failure) throw this.#failure;
+    if (this.#desynced) throw new SmtpError("timeout", "an earlier reply never came");
     this.#socket.write(`${line}\r\n`);
-    return this.readReply(deadline);
+    const reply = await this.readReply(deadline);
+    if (reply.code >= 400) this.errors += 1;
+    return reply;
   }
 
-  /** Whether the connection has failed or been closed. */
+  /** Whether the connection has failed or been closed, or can carry no more commands (a reply never came). */
   get failed() {
-    return this.#failure !== null;
+    return this.#failure !== null || this.#desynced;
   }
 
   /** Whether the server said something nobody asked for (a 421 before closing an idle session, say). */
@@ -148,19 +164,23 @@ export class SmtpSession {
   }
 
   /**
-   * Ends the session politely (RSET unless the transaction was already reset, QUIT), waiting at most `graceMs` for the
-   * server, then closes the socket.
+   * Ends the session politely, waiting at most `graceMs` in all: RSET (unless the transaction was already reset, or a
+   * reply is overdue), then QUIT, always, even after a slow reply or at the deadline; the socket is closed once the
+   * server hangs up or the grace runs out. Servers log a client that leaves without QUIT as a lost connection.
    */
   async quit({ reset = true, graceMs = 1000 } = {}) {
+    if (this.#failure) return;
     const deadline = Date.now() + graceMs;
     try {
-      if (reset) await this.command("RSET", deadline);
-      await this.command("QUIT", deadline);
+      if (reset && !this.#desynced) await this.command("RSET", deadline);
     } catch {
-      // The answers are already in hand; a server that is slow to say goodbye changes nothing.
-    } finally {
-      this.close();
+      // Slow or refused: QUIT still follows.
     }
+    if (this.#failure) return;
+    const closed = new Promise((resolve) => this.#socket.once("close", resolve));
+    this.#socket.write("QUIT\r\n");
+    await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, Math.max(0, deadline - Date.now())))]);
+    this.close();
   }
 
   /** Closes the connection at once. */

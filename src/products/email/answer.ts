@@ -38,6 +38,7 @@ const SMTP_REASON: Partial<Record<MailboxOutcome, SmtpReason>> = {
   mailbox_full: "mailbox_full",
   mailbox_disabled: "mailbox_disabled",
   greylisted: "greylisted",
+  blocked: "blocked",
   timeout: "timeout",
   provider_unavailable: "provider_unavailable",
 };

@@ -16,11 +16,16 @@ export interface EmailExtra {
 /**
  * DNS and the SMTP sidecar from vars and bindings; without a sidecar every handshake answers `provider_unavailable`.
  */
-export function emailConfig(env: Env): { dns: DnsConfig; prober: (timeoutSeconds: number) => MailboxProber } {
+export function emailConfig(env: Env): {
+  dns: DnsConfig;
+  prober: (timeoutSeconds: number, accountId?: string | null) => MailboxProber;
+} {
   return {
     dns: { dohUrl: env.DOH_URL, rdapBaseUrl: env.RDAP_BASE_URL || undefined },
-    prober: (timeoutSeconds) => async (domain, mxHosts, addresses) => {
-      const request = { domain, mxHosts, addresses, timeoutMs: timeoutSeconds * 1000 };
+    prober: (timeoutSeconds, accountId) => async (asked) => {
+      const { domain, addresses } = asked;
+      // The account goes along so the sidecar can bound its free uncertain answers (docs/email.md, "Pacing").
+      const request = { ...asked, timeoutMs: timeoutSeconds * 1000, ...(accountId ? { account: accountId } : {}) };
       // Each domain's probes go to its own sidecar instance (session reuse, per-domain politeness), in as many calls as
       // the list needs.
       const target = sidecarTarget(env, domain);

@@ -91,7 +91,7 @@ export const emailDeclarations: LookupDeclarations = {
         const settling = Boolean(body.callback_secret && data.reason === "unverified" && payer && keyId);
         if (settling && payer && keyId) {
           const { accountId, dailyCreditCap } = payer;
-          await scheduleRecheck(env, {
+          const message = {
             requestId,
             accountId,
             keyId,
@@ -100,7 +100,8 @@ export const emailDeclarations: LookupDeclarations = {
             callbackUrl: body.callback_url,
             callbackSecret: body.callback_secret!,
             timeout: body.timeout ?? null,
-          });
+          };
+          await scheduleRecheck(env, message, { blocked: data.smtp_reason === "blocked" });
         }
         return { settling };
       },

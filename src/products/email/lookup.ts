@@ -12,13 +12,15 @@ import { prepareSpelling } from "./spelling";
 
 /**
  * Runs mailbox handshakes for any number of addresses at one domain, answering each (one SMTP session where the server
- * allows it; the sidecar client splits a long list: src/platform/domain-probe.ts).
+ * allows it; the sidecar client splits a long list: src/platform/domain-probe.ts). `catchAllKnown`: the provider's
+ * rule already says whether the domain takes any address, so no random address is asked.
  */
-export type MailboxProber = (
-  domain: string,
-  mxHosts: DomainFacts["mxHosts"],
-  addresses: string[],
-) => Promise<SidecarProbeResult>;
+export type MailboxProber = (request: {
+  domain: string;
+  mxHosts: DomainFacts["mxHosts"];
+  addresses: string[];
+  catchAllKnown: boolean | null;
+}) => Promise<SidecarProbeResult>;
 
 export interface LookupItem {
   input: string;
@@ -90,15 +92,18 @@ export async function lookupAddresses(
   const observed = new Map<Prepared, MailboxAnswer>();
   await Promise.all(
     [...toProbe].map(async ([domain, group]) => {
-      const probe = await prober(domain, group[0]!.facts.mxHosts, [...new Set(group.map((p) => p.email))]);
+      const mxHosts = group[0]!.facts.mxHosts;
+      const rule = providerRuleFor(mxHosts);
+      const addresses = [...new Set(group.map((p) => p.email))];
+      const probe = await prober({ domain, mxHosts, addresses, catchAllKnown: catchAllOf(null, rule) });
       const checkedAt = Date.parse(probe.checkedAt) || Date.now();
-      const rule = providerRuleFor(group[0]!.facts.mxHosts);
+      const catchAll = { verdict: probe.catchAll, answer: probe.catchAllAnswer };
       // Exact spelling first: a server may tell `Bob` from `bob` (RFC 5321), and both can be in one list.
       const exact = new Map(probe.results.map((r) => [r.address, r]));
       const folded = new Map(probe.results.toReversed().map((r) => [r.address.toLowerCase(), r]));
       for (const p of group) {
         const found = exact.get(p.email) ?? folded.get(p.email.toLowerCase());
-        const outcome = mailboxOutcome(found, probe.catchAll, rule);
+        const outcome = mailboxOutcome(found, catchAll, rule);
         observed.set(p, {
           outcome,
           checkedAt,

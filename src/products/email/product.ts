@@ -53,7 +53,8 @@ const PRICES: Record<Exclude<Outcome, "free">, Price> = {
 
 /**
  * The pipeline, with the shared mailbox answers of other lookups: a confirmed answer is reused for a week unless
- * `refresh` or `max_age` say otherwise, an uncertain one for 15 minutes unless a settling re-check asks again.
+ * `refresh` or `max_age` say otherwise, an uncertain one (greylisted for 5 minutes, full for 15) unless `refresh` or
+ * a settling re-check asks again.
  */
 async function lookup(ctx: ProductContext, inputs: string[], options: WalkOptions) {
   const { env, now } = ctx;
@@ -66,11 +67,14 @@ async function lookup(ctx: ProductContext, inputs: string[], options: WalkOption
     options.refresh || (options.maxAgeSeconds !== null && now - at > options.maxAgeSeconds * 1000);
   const known = emails.map((email) => {
     const mailbox = stored.get(email);
-    const usable = mailbox && (isConfirmed(mailbox) ? !tooOld(mailbox.checkedAt) : !extra.skipUncertainReuse);
+    // `refresh` asks again even for an uncertain answer (docs/api-decisions.md): it may be stale the moment the
+    // server would answer (greylisting learnt the sender), and a re-check skips it for the same reason.
+    const usable =
+      mailbox && (isConfirmed(mailbox) ? !tooOld(mailbox.checkedAt) : !extra.skipUncertainReuse && !options.refresh);
     return { mailbox, usable: usable ? mailbox : null };
   });
   const config = emailConfig(env);
-  const prober = config.prober(extra.timeout ?? DEFAULT_TIMEOUT_SECONDS);
+  const prober = config.prober(extra.timeout ?? DEFAULT_TIMEOUT_SECONDS, ctx.accountId);
   const answers = await lookupAddresses(
     config.dns,
     prober,

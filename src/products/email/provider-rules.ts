@@ -43,29 +43,47 @@ const saysNoMailbox = (rule: ProviderRule, r: SidecarAddressResult) =>
       (reply.text === undefined || (r.smtpMessage ?? "").toLowerCase().includes(reply.text)),
   );
 
+/** The uncertain answer a sidecar outcome stands for: the reason the mailbox could not be told. */
+function uncertainOf(outcome: SidecarAddressResult["outcome"] | undefined): MailboxOutcome {
+  switch (outcome) {
+    case "greylisted":
+    case "blocked":
+    case "timeout":
+      return outcome;
+    // Held back by the sidecar's pacing: the request's time was not enough to ask it at the server's pace.
+    case "deferred":
+      return "timeout";
+    default:
+      return "provider_unavailable";
+  }
+}
+
 /**
  * What the sidecar's answer for one address means, the provider's rule applied: an acceptance is `catch_all` when the
- * random address was accepted too or the provider accepts everyone; a refusal the rule names is `no_mailbox`; full,
- * disabled, greylisted and timed-out answers stand; anything else (policy or system refusals, no conversation) is
- * `provider_unavailable`.
+ * random address was accepted too or the provider accepts everyone, and a confirmed mailbox only when the domain is
+ * known to refuse unknown addresses (the random address refused, or the rule says so); while that is unknown
+ * (`catchAllAnswer` greylisted, timed out, blocked, cut short) it is that uncertain answer, never `accepted`. A refusal
+ * the rule names is `no_mailbox`; full, disabled, greylisted, blocked and timed-out answers stand (a pacing deferral is
+ * a timeout); anything else (policy or system refusals, no conversation) is `provider_unavailable`.
  */
 export function mailboxOutcome(
   result: SidecarAddressResult | undefined,
-  catchAll: boolean | null,
+  catchAll: { verdict: boolean | null; answer?: { outcome: SidecarAddressResult["outcome"] } | null },
   rule: ProviderRule | null,
 ): MailboxOutcome {
   if (!result) return "provider_unavailable";
-  if (result.outcome === "accepted") return catchAll === true || rule?.accepts_all ? "catch_all" : "accepted";
+  if (result.outcome === "accepted") {
+    if (catchAll.verdict === true || rule?.accepts_all) return "catch_all";
+    return catchAllOf(catchAll.verdict, rule) === false ? "accepted" : uncertainOf(catchAll.answer?.outcome);
+  }
   if (rule && saysNoMailbox(rule, result)) return "no_mailbox";
   switch (result.outcome) {
     case "no_mailbox":
     case "mailbox_full":
     case "mailbox_disabled":
-    case "greylisted":
-    case "timeout":
       return result.outcome;
     default:
-      return "provider_unavailable";
+      return uncertainOf(result.outcome);
   }
 }
 

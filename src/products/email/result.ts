@@ -9,6 +9,7 @@ export type MailboxOutcome =
   | "mailbox_disabled"
   | "catch_all"
   | "greylisted"
+  | "blocked"
   | "timeout"
   | "provider_unavailable";
 
@@ -41,8 +42,13 @@ export const REASONS = [
 
 export type Reason = (typeof REASONS)[number];
 
+/**
+ * `smtp_reason` values (docs/email.md): the spec's four, the RFC 3463 mailbox states, and `blocked` (the server refused
+ * the checking client itself: its HELO, its sender, its address's reputation, a per-client rate or error limit).
+ */
 export const SMTP_REASONS = [
   "greylisted",
+  "blocked",
   "no_mailbox",
   "mailbox_full",
   "mailbox_disabled",

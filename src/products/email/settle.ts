@@ -35,10 +35,22 @@ export interface RecheckMessage {
   timeout: number | null;
 }
 
-export async function scheduleRecheck(env: Env, message: Omit<RecheckMessage, "type" | "attempt">, attempt: 1 | 2 = 1) {
+/**
+ * Queues a re-check. A lookup answered `blocked` skips the 5-minute one: the sidecar asks nothing of a server that
+ * refused the prober for 10 minutes (workers/smtp-sidecar/mx-pacing.mjs `backoffMs`), so that re-check could not
+ * succeed; its only re-check is the 20-minute one (both delays added), after the back-off.
+ */
+export async function scheduleRecheck(
+  env: Env,
+  message: Omit<RecheckMessage, "type" | "attempt">,
+  options: { attempt?: 1 | 2; blocked?: boolean } = {},
+) {
+  const [first, second] = recheckDelays(env);
+  const attempt = options.blocked ? 2 : (options.attempt ?? 1);
   // The attempt goes last: `message` may be the previous re-check's own message, with its own attempt.
   const next: RecheckMessage = { ...message, type: "recheck", attempt };
-  await env.JOBS.send(next, { delaySeconds: recheckDelays(env)[attempt - 1] });
+  const delaySeconds = options.blocked ? first + second : attempt === 1 ? first : second;
+  await env.JOBS.send(next, { delaySeconds });
 }
 
 /** The `email.settled` body; test deliveries (`settledSample`) are built by it too. */
@@ -99,7 +111,7 @@ export function settledSample(): string {
 /** One re-check: settles and calls back, or schedules the next re-check while there is one. */
 export async function recheck(env: Env, email: Email, m: RecheckMessage): Promise<void> {
   const body = await settledBody(env, email, m);
-  if (!body) return scheduleRecheck(env, m, 2);
+  if (!body) return scheduleRecheck(env, m, { attempt: 2 });
   await enqueueDelivery(env, {
     owner: "callback",
     ownerId: m.requestId,

@@ -75,6 +75,7 @@ export function factsOf(r: EmailResult): DomainFacts {
 
 const UNCERTAIN: Partial<Record<string, MailboxOutcome>> = {
   greylisted: "greylisted",
+  blocked: "blocked",
   timeout: "timeout",
   provider_unavailable: "provider_unavailable",
 };

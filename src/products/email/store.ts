@@ -6,12 +6,23 @@ import type { MailboxAnswer } from "./answer";
 
 /**
  * Email's own store: mailbox handshake answers shared across accounts. Confirmed ones (accepted, no_mailbox,
- * mailbox_disabled, catch_all) are reused for up to a week, uncertain ones (greylisted, timeout, and mailbox_full, a
- * state its owner can clear any time) for 15 minutes; `provider_unavailable` is never stored. Repeats, suppressions and
- * history are the engines' (src/engines).
+ * mailbox_disabled, catch_all) are reused for up to a week; mailbox_full (a state its owner can clear any time) for 15
+ * minutes; greylisted for 5 minutes (postgrey's default delay: past it the server would answer, so asking again is
+ * worth it). Answers the prober caused or that concern the prober are never shared with another account and never
+ * stored: `timeout` (its own deadline or pacing), `blocked` (a refusal of the prober; the sidecar remembers its
+ * back-off itself) and `provider_unavailable`. Repeats, suppressions and history are the engines' (src/engines).
  */
 export const SHARED_MAILBOX_MS = 7 * 86_400_000;
 export const UNCERTAIN_REUSE_MS = 15 * 60_000;
+export const GREYLISTED_REUSE_MS = 5 * 60_000;
+
+/** How long an uncertain stored answer may be reused, by outcome; the others are not reused (older rows included). */
+const UNCERTAIN_REUSE: Partial<Record<string, number>> = {
+  mailbox_full: UNCERTAIN_REUSE_MS,
+  greylisted: GREYLISTED_REUSE_MS,
+};
+/** Answers never shared across accounts. */
+const NOT_SHARED = new Set(["provider_unavailable", "timeout", "blocked"]);
 
 const CONFIRMED = new Set(["accepted", "no_mailbox", "mailbox_disabled", "catch_all"]);
 
@@ -33,7 +44,7 @@ export async function recallMailboxes(
     ),
   );
   for (const r of results.flat()) {
-    if (CONFIRMED.has(r.outcome) || r.checkedAt > now - UNCERTAIN_REUSE_MS)
+    if (CONFIRMED.has(r.outcome) || r.checkedAt > now - (UNCERTAIN_REUSE[r.outcome] ?? 0))
       found.set(r.email, { outcome: r.outcome, checkedAt: r.checkedAt, catchAll: r.catchAll });
   }
   return found;
@@ -63,10 +74,10 @@ export interface MailboxAnswersMessage {
 const catchAllOf = (m: MailboxAnswer): boolean | null =>
   m.outcome === "catch_all" ? true : m.outcome === "no_mailbox" ? false : (m.catchAll ?? null);
 
-/** The rows worth sharing (never `provider_unavailable`, which must be asked again). */
+/** The rows worth sharing (never `NOT_SHARED`: they must be asked again, and never served to another account). */
 export const sharedRows = (observed: Map<string, MailboxAnswer>): SharedMailbox[] =>
   [...observed]
-    .filter(([, m]) => m.outcome !== "provider_unavailable")
+    .filter(([, m]) => !NOT_SHARED.has(m.outcome))
     .map(([email, m]) => ({
       email,
       domain: email.slice(email.lastIndexOf("@") + 1),

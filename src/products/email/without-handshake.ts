@@ -7,6 +7,7 @@ import type { EmailResult } from "./result";
 const noHandshake: MailboxProber = async () => ({
   mxHost: null,
   catchAll: null,
+  catchAllAnswer: null,
   checkedAt: new Date().toISOString(),
   results: [],
 });

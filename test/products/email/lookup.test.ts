@@ -134,14 +134,20 @@ describe("POST /api/v1/email", () => {
     },
   );
 
-  it("reuses an uncertain answer for 15 minutes even with refresh, without a new handshake", async () => {
+  it("reuses a greylisted answer for 5 minutes without a new handshake, and refresh asks again", async () => {
     const acct = await createAccount({ pack: 5 });
     await lookupEmail(acct.key, { email: "reuse@greylist.example" });
     await mailboxesShared(["reuse@greylist.example"]);
     const before = rcptCount(await mailStats(), "reuse@greylist.example");
-    const { body } = await lookupEmail<Lookup>(acct.key, { email: "reuse@greylist.example", refresh: true });
+    const other = await createAccount({ pack: 5 });
+    const { body } = await lookupEmail<Lookup>(other.key, { email: "reuse@greylist.example" });
     expect(body.data.smtp_reason).toBe("greylisted");
     expect(rcptCount(await mailStats(), "reuse@greylist.example")).toBe(before);
+    // The server may accept by now (greylisting learnt the sender): refresh always asks.
+    const { body: fresh } = await lookupEmail<Lookup>(other.key, { email: "reuse@greylist.example", refresh: true });
+    expect(fresh.data.smtp_reason).toBe("greylisted");
+    expect(fresh.meta.credits_used).toBe(0);
+    expect(rcptCount(await mailStats(), "reuse@greylist.example")).toBe(before + 1);
   });
 
   it("applies the null-MX rule: undeliverable without any handshake", async () => {

@@ -103,7 +103,9 @@ describe("settling unverified answers", () => {
       request_id: requestId,
       settled: true,
       attempt: 2,
-      data: { deliverable: "deliverable" },
+      // The server takes any address once greylisting lets it through, the random one too (asked again with the
+      // same local part, so greylisting learns it): a catch-all, never a confirmed mailbox.
+      data: { deliverable: "risky", reason: "catch_all", catch_all: true, mailbox_exists: null },
       meta: { credits_used: 1, credits_remaining: 4 },
     });
     expect((await creditsStub(acct.accountId).snapshot()).pack_credits).toBe(4);

@@ -215,18 +215,32 @@ describe("provider rules (provider-rules dataset)", () => {
       smtpMessage,
       enhancedStatus,
     });
+    const refused = { verdict: false };
     // Accepted at an accept-all provider even when the random address was refused: still not a confirmed mailbox.
-    expect(mailboxOutcome(reply("accepted", 250, "ok", null), false, yahoo)).toBe("catch_all");
-    expect(mailboxOutcome(reply("accepted", 250, "ok", null), false, null)).toBe("accepted");
+    expect(mailboxOutcome(reply("accepted", 250, "ok", null), refused, yahoo)).toBe("catch_all");
+    expect(mailboxOutcome(reply("accepted", 250, "ok", null), refused, null)).toBe("accepted");
     const yandex = providerRuleFor([{ host: "mx.yandex.net" }]);
-    expect(mailboxOutcome(reply("unavailable", 550, "5.7.1 No such user!", "5.7.1"), false, yandex)).toBe("no_mailbox");
-    expect(mailboxOutcome(reply("unavailable", 550, "5.7.1 Blocked by policy", "5.7.1"), false, yandex)).toBe(
+    expect(mailboxOutcome(reply("unavailable", 550, "5.7.1 No such user!", "5.7.1"), refused, yandex)).toBe(
+      "no_mailbox",
+    );
+    expect(mailboxOutcome(reply("unavailable", 550, "5.7.1 Blocked by policy", "5.7.1"), refused, yandex)).toBe(
       "provider_unavailable",
     );
-    expect(mailboxOutcome(reply("unavailable", 550, "5.7.1 No such user!", "5.7.1"), false, null)).toBe(
+    expect(mailboxOutcome(reply("unavailable", 550, "5.7.1 No such user!", "5.7.1"), refused, null)).toBe(
       "provider_unavailable",
     );
-    expect(mailboxOutcome(reply("mailbox_full", 552, "5.2.2 full", "5.2.2"), false, yandex)).toBe("mailbox_full");
-    expect(mailboxOutcome(undefined, null, yandex)).toBe("provider_unavailable");
+    expect(mailboxOutcome(reply("mailbox_full", 552, "5.2.2 full", "5.2.2"), refused, yandex)).toBe("mailbox_full");
+    expect(mailboxOutcome(undefined, { verdict: null }, yandex)).toBe("provider_unavailable");
+    // Accepted while the random address got no verdict: the reason it got none, never a confirmed mailbox.
+    const accepted = reply("accepted", 250, "ok", null);
+    for (const outcome of ["greylisted", "timeout", "blocked"] as const)
+      expect(mailboxOutcome(accepted, { verdict: null, answer: { outcome } }, null)).toBe(outcome);
+    expect(mailboxOutcome(accepted, { verdict: null, answer: { outcome: "deferred" } }, null)).toBe("timeout");
+    expect(mailboxOutcome(accepted, { verdict: null, answer: { outcome: "unavailable" } }, null)).toBe(
+      "provider_unavailable",
+    );
+    expect(mailboxOutcome(accepted, { verdict: null }, null)).toBe("provider_unavailable");
+    // A provider whose rule names its own "no such user" replies refuses unknown addresses: confirmed.
+    expect(mailboxOutcome(accepted, { verdict: null, answer: { outcome: "unavailable" } }, yandex)).toBe("accepted");
   });
 });

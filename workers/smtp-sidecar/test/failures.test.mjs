@@ -1,6 +1,7 @@
 // Servers that stall, hang up or refuse us: the answers must be timeout / unavailable, never a guess.
 import { afterEach, describe, expect, it } from "vitest";
 import {
+  eventually,
   politeReply,
   postProbe,
   probeBody,
@@ -17,7 +18,8 @@ afterEach(async () => {
 });
 
 async function sidecarFor(server) {
-  const sidecar = await startSidecar({ smtpPort: server.port });
+  // Kept sessions end soon, so a test sees the QUIT that ends an idle one.
+  const sidecar = await startSidecar({ smtpPort: server.port, sessions: { idleMs: 200 } });
   cleanups.push(server.close, sidecar.close);
   return sidecar;
 }
@@ -50,17 +52,38 @@ describe("stalls", () => {
       probeBody(["fast@example.test", "slow@example.test", "later@example.test"], { timeout_ms: 2000 }),
     );
     expect(outcomes(body)).toEqual(["accepted", "timeout", "timeout"]);
-    expect(body.catch_all).toBeNull();
+    // The random address went first, so the catch-all verdict survived the stall.
+    expect(body.catch_all).toBe(false);
+  });
+
+  it("says QUIT at the deadline instead of hanging up", async () => {
+    const server = await stallingSmtp();
+    const sidecar = await sidecarFor(server);
+    await postProbe(sidecar.url, probeBody(["fast@example.test", "slow@example.test"], { timeout_ms: 2000 }));
+    await eventually(() => /QUIT\r\n$/.test(server.stats.received), 2000);
+    expect(server.stats.received).not.toMatch(/DATA/);
+  });
+
+  it("says QUIT when the reply to RSET is slow, and keeps the answers", async () => {
+    const server = await startScriptedSmtp((line) => {
+      if (line.startsWith("RSET")) return null;
+      return line.startsWith("RCPT") ? "250 2.1.5 ok" : politeReply(line);
+    });
+    const sidecar = await sidecarFor(server);
+    const { body } = await postProbe(sidecar.url, probeBody(["a@example.test"], { catch_all_probe: false }));
+    expect(outcomes(body)).toEqual(["accepted"]);
+    await eventually(() => /RSET\r\nQUIT\r\n$/.test(server.stats.received), 3000);
   });
 });
 
-/** Answers the first RCPT, then goes silent. */
+/** Refuses the first RCPT (the random address), answers the second, then goes silent. */
 function stallingSmtp() {
   let rcpts = 0;
   return startScriptedSmtp((line) => {
     if (!line.toUpperCase().startsWith("RCPT")) return politeReply(line);
     rcpts += 1;
-    return rcpts === 1 ? "250 2.1.5 ok" : null;
+    if (rcpts === 1) return "550 5.1.1 unknown";
+    return rcpts === 2 ? "250 2.1.5 ok" : null;
   });
 }
 
@@ -80,7 +103,7 @@ describe("dropped connections", () => {
       const server = await startScriptedSmtp((line) => {
         if (!line.toUpperCase().startsWith("RCPT")) return politeReply(line);
         rcpts += 1;
-        return rcpts === 1 ? "550 5.1.1 unknown" : "DROP";
+        return rcpts <= 2 ? "550 5.1.1 unknown" : "DROP";
       });
       const sidecar = await sidecarFor(server);
       const { body } = await postProbe(
@@ -88,7 +111,7 @@ describe("dropped connections", () => {
         probeBody(["gone@example.test", "b@example.test", "c@example.test"]),
       );
       expect(outcomes(body)).toEqual(["no_mailbox", "unavailable", "unavailable"]);
-      expect(body.catch_all).toBeNull();
+      expect(body.catch_all).toBe(false);
       expect(server.stats.connections).toBe(1);
     },
   );
@@ -126,25 +149,25 @@ describe("dropped connections", () => {
 });
 
 describe("servers that refuse us before any RCPT", () => {
-  it("a 554 greeting: unavailable, with the server's reply", async () => {
+  it("a 554 greeting: blocked, with the server's reply", async () => {
     const server = await startScriptedSmtp(politeReply, { greeting: "554 5.7.1 no SMTP service for you" });
     const sidecar = await sidecarFor(server);
     const { body } = await postProbe(sidecar.url, probeBody(["a@example.test"]));
     expect(body.results[0]).toMatchObject({
-      outcome: "unavailable",
+      outcome: "blocked",
       smtp_code: 554,
       smtp_message: "5.7.1 no SMTP service for you",
     });
     expect(server.stats.received).not.toMatch(/RCPT/);
   });
 
-  it("MAIL FROM refused: unavailable, and no RCPT is sent", async () => {
+  it("MAIL FROM refused: blocked, and no RCPT is sent", async () => {
     const server = await startScriptedSmtp((line) =>
       line.startsWith("MAIL") ? "550 5.7.1 sender rejected" : politeReply(line),
     );
     const sidecar = await sidecarFor(server);
     const { body } = await postProbe(sidecar.url, probeBody(["a@example.test"]));
-    expect(body.results[0]).toMatchObject({ outcome: "unavailable", smtp_code: 550 });
+    expect(body.results[0]).toMatchObject({ outcome: "blocked", smtp_code: 550 });
     expect(server.stats.received).not.toMatch(/RCPT/);
   });
 
@@ -160,7 +183,7 @@ describe("servers that refuse us before any RCPT", () => {
       /^EHLO verify\.localhost\r\nHELO verify\.localhost\r\nMAIL FROM:<probe@verify\.localhost>\r\n/,
     );
     expect(body).toMatchObject({ catch_all: false, results: [{ outcome: "accepted" }] });
-    expect(server.stats.received).toMatch(/RSET\r\nQUIT\r\n$/);
+    await eventually(() => /RSET\r\nQUIT\r\n$/.test(server.stats.received), 2000);
     expect(server.stats.received).not.toMatch(/DATA/);
   });
 });

@@ -9,11 +9,13 @@ export const SECRET = "test-sidecar-secret-0123456789";
 
 /**
  * A real SMTP server on a free loopback port. `rcpt(address, session)` returns null to accept or `[code, message]` to
- * refuse. `stats` counts sessions (and the most open at once, `peakOpen`) and every RCPT seen; `stats.dataCalls` must
- * stay 0. `rcptDelayMs` holds every RCPT reply that long, so probes sent together overlap.
+ * refuse. `stats` counts sessions (and the most open at once, `peakOpen`), every RCPT seen and the refusals of each
+ * session (`refusedPerSession`); `stats.dataCalls` must stay 0. `rcptDelayMs` holds every RCPT reply that long, so
+ * probes sent together overlap.
  */
 export async function startSmtpServer({ rcpt = () => null, rcptDelayMs = 0, ...options } = {}) {
   const stats = { sessions: 0, peakOpen: 0, rcpts: [], mailFrom: [], dataCalls: 0, closed: 0 };
+  stats.refusedPerSession = {};
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ["STARTTLS"],
@@ -35,6 +37,7 @@ export async function startSmtpServer({ rcpt = () => null, rcptDelayMs = 0, ...o
     onRcptTo(address, session, callback) {
       stats.rcpts.push(address.address);
       const refusal = rcpt(address.address, session);
+      if (refusal) stats.refusedPerSession[session.id] = (stats.refusedPerSession[session.id] ?? 0) + 1;
       const answer = () =>
         callback(refusal ? Object.assign(new Error(refusal[1]), { responseCode: refusal[0] }) : undefined);
       if (rcptDelayMs) setTimeout(answer, rcptDelayMs);
@@ -117,6 +120,12 @@ export async function refusedPort() {
 }
 
 /**
+ * Pacing that never holds a test's probe back: tests of other behaviours ask many refused recipients of one loopback
+ * address in a second. Tests of the pacing itself pass `pacing` (PACING_DEFAULTS, or shortened windows).
+ */
+export const UNPACED = Object.freeze({ refusals: 1_000_000, connects: 1_000_000 });
+
+/**
  * The sidecar in-process, loopback MX allowed unless the test says otherwise; `dials` lists every IP it connects to.
  */
 export async function startSidecar(config = {}) {
@@ -131,6 +140,7 @@ export async function startSidecar(config = {}) {
       return net.connect(options);
     },
     ...config,
+    pacing: { ...UNPACED, ...config.pacing },
   });
   await sidecar.listen();
   return { url: sidecar.url, dials, close: () => sidecar.close() };

@@ -14,17 +14,11 @@ const CASES = [
   ["badsystem", [550, "5.1.2 Bad destination system address"], "no_mailbox", "5.1.2"],
   ["moved", [550, "5.1.6 Mailbox has moved, no forwarding address"], "no_mailbox", "5.1.6"],
   ["ambiguous", [550, "5.1.4 Destination mailbox address ambiguous"], "unavailable", "5.1.4"],
-  ["badsender", [553, "5.1.8 Bad sender's system address"], "unavailable", "5.1.8"],
   ["full", [552, "5.2.2 Mailbox full: over quota"], "mailbox_full", "5.2.2"],
   ["fullnow", [452, "4.2.2 The email account that you tried to reach is over quota"], "mailbox_full", "4.2.2"],
   ["disabled", [550, "5.2.1 The email account that you tried to reach is disabled"], "mailbox_disabled", "5.2.1"],
   ["otherstatus", [550, "5.2.0 Mailbox unavailable"], "unavailable", "5.2.0"],
-  [
-    "policy",
-    [550, "5.7.1 Service unavailable, Client host [192.0.2.1] blocked using Spamhaus"],
-    "unavailable",
-    "5.7.1",
-  ],
+  ["policy", [550, "5.7.1 Message refused by local policy"], "unavailable", "5.7.1"],
   ["system", [554, "5.3.0 Other mail system problem"], "unavailable", "5.3.0"],
   ["routing", [550, "5.4.1 Recipient address rejected: Access denied"], "unavailable", "5.4.1"],
   ["protocol", [550, "5.5.0 Requested action not taken: mailbox unavailable"], "unavailable", "5.5.0"],
@@ -40,6 +34,20 @@ const CASES = [
   ["plain554", [554, "Transaction failed"], "unavailable", null],
   ["plain450", [450, "Requested mail action not taken: mailbox unavailable"], "greylisted", null],
   ["plain451", [451, "Requested action aborted: local error in processing"], "greylisted", null],
+];
+
+/**
+ * Refusals of the prober itself (Postfix delays its HELO, sender and client checks to RCPT by default): `blocked`,
+ * whatever the code, and never `greylisted`. Each is asked in a probe of its own, since a block stops the probe.
+ */
+const CLIENT_CASES = [
+  ["badsender", [553, "5.1.8 Bad sender's system address"], "5.1.8"],
+  ["senderdomain", [450, "4.1.8 <probe@verify.localhost>: Sender address rejected: Domain not found"], "4.1.8"],
+  ["helo", [450, "4.7.1 <verify.localhost>: Helo command rejected: Host not found"], "4.7.1"],
+  ["nohostname", [450, "4.7.1 Client host rejected: cannot find your hostname, [192.0.2.1]"], "4.7.1"],
+  ["rbl", [554, "5.7.1 Service unavailable; Client host [192.0.2.1] blocked using zen.spamhaus.org"], "5.7.1"],
+  ["rate", [450, "4.7.1 Error: too many recipients from 192.0.2.1"], "4.7.1"],
+  ["errors", [421, "4.7.0 mx.example.test Error: too many errors"], "4.7.0"],
 ];
 
 const replies = new Map(CASES.map(([local, reply]) => [`${local}@example.test`, reply]));
@@ -76,7 +84,39 @@ describe("RCPT replies read by class", () => {
   it("reads the random address's refusal as no catch-all, and sends no DATA", () => {
     expect(body.catch_all).toBe(false);
     expect(smtp.stats.dataCalls).toBe(0);
-    expect(smtp.stats.sessions).toBe(1);
+    // More than 8 refusals: the list goes on in a new session before Postfix's soft error limit (10).
+    expect(smtp.stats.sessions).toBe(Math.ceil(body.results.filter((r) => r.smtp_code >= 400).length / 8));
+  });
+});
+
+describe("refusals of the prober", () => {
+  it.each(CLIENT_CASES)("%s: %j -> blocked", async (local, reply, status) => {
+    const server = await startSmtpServer({ rcpt: (address) => (address.startsWith(`${local}@`) ? reply : null) });
+    const own = await startSidecar({ smtpPort: server.port });
+    try {
+      const { body: answer } = await postProbe(
+        own.url,
+        probeBody([`${local}@example.test`], { catch_all_probe: false }),
+      );
+      expect(answer.results).toEqual([
+        {
+          address: `${local}@example.test`,
+          outcome: "blocked",
+          smtp_code: reply[0],
+          smtp_message: reply[1],
+          enhanced_status: status,
+        },
+      ]);
+    } finally {
+      await own.close();
+      await server.close();
+    }
+  });
+
+  it("tells greylisting from a refusal of the client, whatever the code", () => {
+    expect(rcptOutcome({ code: 451, message: "4.7.1 Greylisted, try again later" })).toBe("greylisted");
+    expect(rcptOutcome({ code: 450, message: "4.2.0 Recipient address rejected: Greylisted" })).toBe("greylisted");
+    expect(rcptOutcome({ code: 550, message: "5.4.1 Recipient address rejected: Access denied" })).toBe("unavailable");
   });
 });
 

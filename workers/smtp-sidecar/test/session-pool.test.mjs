@@ -1,5 +1,5 @@
 // Kept SMTP sessions (session-pool.mjs) as probes see them: per domain and MX address, at most `maxActive` at once,
-// reused while the domain has more work, ended when it has none.
+// and at most `maxPerAddress` per MX address; kept idle for the next probe, ended with QUIT.
 import { afterEach, describe, expect, it } from "vitest";
 import { POOL_DEFAULTS } from "../session-pool.mjs";
 import {
@@ -41,20 +41,34 @@ describe("kept SMTP sessions", () => {
     await eventually(() => smtp.stats.closed === 2);
   });
 
-  it("holds at most 20 sessions at once to one destination by default, as Postfix does", async () => {
-    expect(POOL_DEFAULTS.maxActive).toBe(20);
-    const { smtp, sidecar } = await setup({}, 500);
-    const answers = await Promise.all(Array.from({ length: 25 }, (_, i) => probeOf(sidecar.url, `user${i}`)));
+  it("holds at most 5 sessions at once to one destination by default, Postfix's initial concurrency", async () => {
+    expect(POOL_DEFAULTS.maxActive).toBe(5);
+    const { smtp, sidecar } = await setup({}, 300);
+    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => probeOf(sidecar.url, `user${i}`)));
     expect(answers.every((a) => a.body.results[0].outcome === "accepted")).toBe(true);
-    expect(smtp.stats.peakOpen).toBe(20);
-    expect(smtp.stats.sessions).toBe(20);
+    expect(smtp.stats.peakOpen).toBe(5);
+    expect(smtp.stats.sessions).toBe(5);
   });
 
-  it("keeps no session once the domain has no more work: a lone probe ends with QUIT", async () => {
-    const { smtp, sidecar } = await setup({}, 0);
+  it("holds at most 10 sessions at once to one MX address, however many domains it hosts", async () => {
+    expect(POOL_DEFAULTS.maxPerAddress).toBe(10);
+    const { smtp, sidecar } = await setup({}, 300);
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => probeOf(sidecar.url, `user${i}`, `domain${i % 10}.test`)),
+    );
+    expect(answers.every((a) => a.body.results[0].outcome === "accepted")).toBe(true);
+    expect(smtp.stats.peakOpen).toBe(10);
+    expect(smtp.stats.sessions).toBe(10);
+  });
+
+  it("keeps a lone probe's session for the next single lookup, then ends it with QUIT", async () => {
+    const { smtp, sidecar } = await setup({ idleMs: 300 }, 0);
     await probeOf(sidecar.url, "alice");
-    await eventually(() => smtp.stats.closed === 1);
     await probeOf(sidecar.url, "bob");
+    expect(smtp.stats.sessions).toBe(1);
+    expect(smtp.stats.mailFrom).toHaveLength(2);
+    await eventually(() => smtp.stats.closed === 1);
+    await probeOf(sidecar.url, "carol");
     expect(smtp.stats.sessions).toBe(2);
   });
 
@@ -111,6 +125,7 @@ describe("kept SMTP sessions", () => {
     // Its own deadline, not the session holder's (4 s), ended the wait.
     expect(elapsed).toBeLessThan(4000);
     await holder;
+    // The waiter never dialled: its deadline passed while it waited for the slot.
     expect(smtp.stats.connections).toBe(1);
   });
 });

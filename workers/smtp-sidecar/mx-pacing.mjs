@@ -1,0 +1,144 @@
+// What the sidecar remembers of each mail server address (shared by every domain hosted there), so it stays within what
+// stock defences tolerate of one client (docs/email.md, "Pacing"):
+// - refused recipients: fail2ban's stock postfix jail bans a client after 5 matching log lines in 10 minutes
+//   (maxretry 5, findtime 10m, `mode = more`: unknown users, relay and client refusals), so at most 4 refused RCPTs
+//   per MX address in any 10 minutes; a recipient that would need a fifth is held back (`deferred`);
+// - new connections: at most 5 in any minute per MX address, below the usual anvil hardening
+//   (smtpd_client_connection_rate_limit 6 to 30 a minute), so a list finished in further sessions makes no storm;
+// - a refusal of the prober (421, per-client limits, HELO, sender or reputation refusals): nothing is dialled there for
+//   10 minutes (`backoffMs`), and every probe meanwhile answers `blocked` with the server's words;
+// - the catch-all answer: the random address's verdict per domain and MX address for an hour, so one unknown-user RCPT
+//   serves every lookup at the domain; while no verdict came (greylisted, cut short) the same random address is asked
+//   again, so a greylisting server that has since learnt it gives the verdict on the re-check;
+// - free uncertain answers per account: at most 30 an hour per account and MX address; past that the account's
+//   probes there are answered with the server's last uncertain reply without asking (a server that greylists would
+//   otherwise let anyone probe it at no cost).
+
+export const PACING_DEFAULTS = Object.freeze({
+  refusals: 4,
+  refusalWindowMs: 600_000,
+  sessionErrors: 8,
+  connects: 5,
+  connectWindowMs: 60_000,
+  backoffMs: 600_000,
+  catchAllMs: 3_600_000,
+  freeUncertain: 30,
+  freeWindowMs: 3_600_000,
+});
+
+/**
+ * @typedef {typeof PACING_DEFAULTS} PacingLimits
+ * @typedef {{ outcome: string, smtp_code: number | null, smtp_message: string | null,
+ *   enhanced_status: string | null }} Answer
+ * @typedef {{ refusals: number[], connects: number[], blockedUntil: number, blockAnswer: Answer | null,
+ *   free: Map<string, { at: number[], last: Answer }> }} Host
+ * @typedef {{ local: string, verdict: boolean | null, at: number }} CatchAll
+ */
+
+/** Times within the last `windowMs`, oldest first (the list is trimmed in place). */
+function recent(times, windowMs, now) {
+  while (times.length > 0 && times[0] <= now - windowMs) times.shift();
+  return times;
+}
+
+/** @param {Partial<PacingLimits>} [limits] */
+export function createPacer(limits = {}) {
+  const l = { ...PACING_DEFAULTS, ...limits };
+  /** @type {Map<string, Host>} */
+  const hosts = new Map();
+  /** @type {Map<string, CatchAll>} */
+  const catchAlls = new Map();
+  let lastSweep = 0;
+  const host = (ip) => {
+    let found = hosts.get(ip);
+    if (!found) {
+      found = { refusals: [], connects: [], blockedUntil: 0, blockAnswer: null, free: new Map() };
+      hosts.set(ip, found);
+    }
+    return found;
+  };
+
+  return {
+    limits: l,
+
+    /** Refused RCPTs the address may still be sent now without reaching fail2ban's count. */
+    refusalsLeft: (ip, now = Date.now()) => l.refusals - recent(host(ip).refusals, l.refusalWindowMs, now).length,
+    noteRefusal: (ip, now = Date.now()) => void host(ip).refusals.push(now),
+    /** When the window has room for another refusal (ms since epoch). */
+    refusalFreeAt(ip, now = Date.now()) {
+      const times = recent(host(ip).refusals, l.refusalWindowMs, now);
+      return times.length < l.refusals ? now : times[times.length - l.refusals] + l.refusalWindowMs;
+    },
+
+    /**
+     * Books a new connection to `ip` at the earliest time the connection rate allows, if that is before `deadline`:
+     * answers the time to connect at, or null (nothing booked: the probe answers without connecting).
+     */
+    bookConnect(ip, deadline, now = Date.now()) {
+      const times = recent(host(ip).connects, l.connectWindowMs, now);
+      const at = times.length < l.connects ? now : times[times.length - l.connects] + l.connectWindowMs;
+      if (at >= deadline) return null;
+      times.push(at);
+      return at;
+    },
+
+    /** The server refused the prober: nothing goes there until the back-off ends. */
+    block(ip, answer, now = Date.now()) {
+      const h = host(ip);
+      h.blockedUntil = now + l.backoffMs;
+      h.blockAnswer = answer;
+    },
+    /** The answer every probe gets while the address backs off, or null. */
+    blocked(ip, now = Date.now()) {
+      const h = host(ip);
+      return h.blockedUntil > now ? h.blockAnswer : null;
+    },
+
+    /**
+     * The catch-all state of `domain` at `ip`: a verdict younger than `catchAllMs`, or the random local part to ask
+     * (the one asked before while no verdict came, so greylisting can learn it).
+     * @returns {CatchAll}
+     */
+    catchAll(domain, ip, fresh, now = Date.now()) {
+      const key = `${domain.toLowerCase()}|${ip}`;
+      const found = catchAlls.get(key);
+      if (found && now - found.at < l.catchAllMs) return found;
+      const entry = { local: found?.verdict === null ? found.local : fresh(), verdict: null, at: now };
+      catchAlls.set(key, entry);
+      return entry;
+    },
+    /** Records the random address's verdict (true, false, or null while unclear). */
+    noteCatchAll(domain, ip, verdict, now = Date.now()) {
+      const entry = catchAlls.get(`${domain.toLowerCase()}|${ip}`);
+      if (entry && verdict !== null) Object.assign(entry, { verdict, at: now });
+    },
+
+    /** Free uncertain answers `account` may still get from `ip` this hour; its last such answer. */
+    freeLeft(ip, account, now = Date.now()) {
+      const entry = host(ip).free.get(account);
+      const used = entry ? recent(entry.at, l.freeWindowMs, now).length : 0;
+      return { left: l.freeUncertain - used, last: entry?.last ?? null };
+    },
+    noteFree(ip, account, answer, now = Date.now()) {
+      const h = host(ip);
+      const entry = h.free.get(account) ?? { at: [], last: answer };
+      entry.at.push(now);
+      entry.last = answer;
+      h.free.set(account, entry);
+    },
+
+    /** Forgets what no longer limits anything, at most once a minute, so the maps stay small at little cost. */
+    sweep(now = Date.now()) {
+      if (now - lastSweep < 60_000) return;
+      lastSweep = now;
+      for (const [ip, h] of hosts) {
+        for (const [account, f] of h.free) if (recent(f.at, l.freeWindowMs, now).length === 0) h.free.delete(account);
+        const idle = recent(h.refusals, l.refusalWindowMs, now).length === 0 && h.blockedUntil <= now;
+        if (idle && recent(h.connects, l.connectWindowMs, now).length === 0 && h.free.size === 0) hosts.delete(ip);
+      }
+      for (const [key, c] of catchAlls) if (now - c.at >= l.catchAllMs) catchAlls.delete(key);
+    },
+  };
+}
+
+/** @typedef {ReturnType<typeof createPacer>} Pacer */
