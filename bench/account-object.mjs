@@ -1,3 +1,4 @@
+// @ts-check
 // `npm run bench:account-object`: what one account's Durable Object can take, measured locally.
 //
 // Every authenticated request makes one call to its account's object before its product work (a paid one makes a

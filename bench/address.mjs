@@ -1,3 +1,4 @@
+// @ts-check
 // `npm run bench:address`: what address lookups cost, measured on the local stack against baselines of the same run.
 //
 // Set-up (torn down at the end): the Worker under `wrangler dev` on a free port with a throw-away --persist-to

@@ -1,3 +1,4 @@
+// @ts-check
 // `npm run bench:bulk`: one 100,000-address bulk email run end to end on the local dev stack (wrangler dev with local
 // D1, R2, Queues and Durable Objects), no network beyond loopback.
 //

@@ -1,3 +1,4 @@
+// @ts-check
 // `npm run bench:consistency`: what a consistency call costs against its signals, on the local stack (wrangler dev
 // with local D1, R2, Queues and Durable Objects; DNS and RDAP from loopback fixtures; nothing leaves the machine).
 //

@@ -1,3 +1,4 @@
+// @ts-check
 // `npm run bench:dashboard-weight`: what each dashboard page weighs in a browser, gzipped: the HTML plus every script
 // and stylesheet it links from /dashboard/assets (app.css from the Worker, the rest from the built static assets).
 //

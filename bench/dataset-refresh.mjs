@@ -1,3 +1,4 @@
+// @ts-check
 // `npm run bench:refresh`: what one scheduled refresh of the largest dataset costs, measured on the local stack.
 //
 // Builds a GLEIF golden copy in the publisher's format: a zip (deflated, data descriptors, as GLEIF writes it) of one
@@ -168,7 +169,7 @@ async function serve(path, name = `${MEMBER}.zip`, others = []) {
   });
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
-  return `http://127.0.0.1:${server.address().port}`;
+  return `http://127.0.0.1:${/** @type {import("node:net").AddressInfo} */ (server.address()).port}`;
 }
 
 /** Starts a forced refresh and polls until it settles; times each phase and samples workerd's RSS. */

@@ -1,3 +1,4 @@
+// @ts-check
 // `npm run bench:domain-probe`: how fast one SMTP sidecar instance checks a long list at ONE domain, through the
 // Worker's own prober (src/platform/domain-probe.ts: calls of 50, 4 in flight, the sidecar keeping the domain's
 // sessions), and what share of the addresses get a mailbox answer (target: every one the server answers for).

@@ -1,3 +1,4 @@
+// @ts-check
 // `npm run bench:email`: what an email lookup costs beyond the work it cannot avoid, as three ratios, each against a
 // baseline measured in the same run.
 //

@@ -1,3 +1,4 @@
+// @ts-check
 // `npm run bench:entity`: what entity lookups and register imports cost, measured on the local stack.
 //
 // Set-up (everything local, torn down at the end): the Worker under `wrangler dev` on a free port with a throw-away
@@ -213,14 +214,15 @@ function gleifLine(i) {
 /** Writes `rows` generated rows (LEIs 1..rows) with the golden copy's header, honouring back-pressure. */
 async function writeGleifCsv(path, rows) {
   const out = createWriteStream(path, { highWaterMark: 1 << 20 });
-  const write = (text) => (out.write(text) ? Promise.resolve() : new Promise((resolve) => out.once("drain", resolve)));
+  const write = (text) =>
+    out.write(text) ? Promise.resolve() : new Promise((resolve) => out.once("drain", () => resolve(undefined)));
   await write(`${GLEIF_HEADER.map(quote).join(",")}\r\n`);
   for (let start = 1; start <= rows; start += 1_000) {
     const lines = [];
     for (let i = start; i < Math.min(start + 1_000, rows + 1); i++) lines.push(gleifLine(i));
     await write(`${lines.join("\r\n")}\r\n`);
   }
-  await new Promise((resolve, reject) => out.end((err) => (err ? reject(err) : resolve())));
+  await new Promise((resolve, reject) => out.end((err) => (err ? reject(err) : resolve(undefined))));
   return statSync(path).size;
 }
 

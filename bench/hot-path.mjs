@@ -1,3 +1,4 @@
+// @ts-check
 // `npm run bench:hot-path`: what distance to the account's object and to D1's primary costs each product's lookups.
 //
 // The Worker runs twice under `wrangler dev` (fresh throw-away database each, bench/lib/stack.mjs): once as is, once
@@ -68,6 +69,7 @@ const octet = () => 1 + Math.floor(Math.random() * 254);
 const LONDON = { line1: "10 Downing Street", locality: "London", postcode: "SW1A 2AA", country: "GB" };
 
 /** Each product's route and a fresh value's body (`n`: this run's sequence number, so values never repeat). */
+/** @type {Record<string, () => object>} */
 const PRODUCTS = {
   phone: () => ({ phone: `+447400${String(++counter).padStart(6, "0")}` }),
   ip: () => ({ ip: `7.${octet()}.${octet()}.${octet()}` }),

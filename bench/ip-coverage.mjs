@@ -1,3 +1,4 @@
+// @ts-check
 // `npm run bench:ip-coverage`: the share of real addresses the IP answers place, with the shipped samples and with the
 // full tables of the installed packages (country, ASN, city).
 //
@@ -53,6 +54,7 @@ function random(seed) {
 
 /** Every announced range of the ASN package files, as [first, last] addresses. */
 async function announcedRanges() {
+  /** @type {[{ version: 4 | 6, value: bigint }, { version: 4 | 6, value: bigint }][]} */
   const ranges = [];
   for (const file of packageFiles("ip-asn")) {
     for await (const line of createInterface({ input: createReadStream(file) })) {

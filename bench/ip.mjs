@@ -1,3 +1,4 @@
+// @ts-check
 // `npm run bench:ip`: what IP lookups and IP dataset imports cost, measured on the local stack.
 //
 // Set-up: two Workers under `wrangler dev`, each on a free port with its own throw-away database (bench/lib/stack.mjs),

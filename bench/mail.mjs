@@ -1,3 +1,4 @@
+// @ts-check
 // `npm run bench:mail`: how fast the mail outbox sends, and how long a monitor run's alert takes to arrive, locally.
 //
 // A Worker of its own (`wrangler dev`, throw-away local data) with MAIL_TRANSPORT=smtp, the real SMTP sidecar
@@ -64,8 +65,8 @@ async function startCounter() {
       });
     },
   });
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { server, port: server.server.address().port, arrivals };
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(undefined)));
+  return { server, port: /** @type {import("node:net").AddressInfo} */ (server.server.address()).port, arrivals };
 }
 
 async function waitFor(check, timeoutMs, what) {

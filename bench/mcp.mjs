@@ -1,3 +1,4 @@
+// @ts-check
 // `npm run bench:mcp`: the round trip of one tool call over the tool protocol against the same HTTP call, same run.
 //
 // Starts the Worker the way the other benchmarks do (wrangler dev on a fresh local database, frozen bundle), makes one

@@ -1,3 +1,4 @@
+// @ts-check
 // `npm run bench:overhead`: what the public-API plumbing costs per request.
 //
 // Starts the Worker the way `npm run dev` does (`wrangler dev`, local D1/DOs) but on a free port with a throw-away

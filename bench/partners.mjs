@@ -1,3 +1,4 @@
+// @ts-check
 // `npm run bench:partners`: what a partner check adds, measured on the local stack (wrangler dev with local D1 and
 // Durable Objects) against the partners' stand-in (test/fixtures/partners.ts) on loopback.
 //

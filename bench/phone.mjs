@@ -1,3 +1,4 @@
+// @ts-check
 // `npm run bench:phone`: what phone lookups cost, measured on the local stack (wrangler dev with local D1, R2, Queues
 // and Durable Objects; nothing leaves loopback).
 //
@@ -62,6 +63,7 @@ const TEST_NUMBERS = [
   "+447700900005",
 ];
 /** Country code and the leading digits of ranges in use, completed with random digits to the length given. */
+/** @type {[string, string, number][]} country code, leading digits, national length */
 const RANGES = [
   ["+44", "74", 10],
   ["+44", "20", 10],

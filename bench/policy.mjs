@@ -1,3 +1,4 @@
+// @ts-check
 // `npm run bench:policy`: what a sending policy adds to an email answer, as a ratio against the same answers without
 // one, measured in the same run.
 //

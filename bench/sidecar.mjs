@@ -1,3 +1,4 @@
+// @ts-check
 // `npm run bench:sidecar`: probes per second one SMTP sidecar instance sustains (docs/architecture.md#scale-on-paper).
 //
 // Starts a real SMTP server (smtp-server, bench/lib/fixtures.mjs; every reply delayed BENCH_SMTP_LATENCY_MS, 0 by

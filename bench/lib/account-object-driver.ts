@@ -27,7 +27,13 @@ const OLD_LISTS = [
 /** A key's 5 a second, over `keys` keys of the account taken in turn (as a busy account's many servers would). */
 const admission = (n: number, keys: number): AdmissionRequest => ({
   hits: [{ name: "key", subject: `key_${n % keys}`, limit: 5, windowMs: 1_000 }],
-  request: { requestId: `req_${n}`, accountId: "acct_bench", keyId: `key_${n % keys}`, method: "POST", path: "/api/v1/email" },
+  request: {
+    requestId: `req_${n}`,
+    accountId: "acct_bench",
+    keyId: `key_${n % keys}`,
+    method: "POST",
+    path: "/api/v1/email",
+  },
 });
 
 export default {
@@ -42,7 +48,7 @@ export default {
     if (kind === "setup") {
       await env.DB.batch(OLD_LISTS.map((table) => env.DB.prepare(`CREATE TABLE IF NOT EXISTS ${table}`)));
       await stub.setPlan("enterprise");
-      await stub.addCredits("pack", 1_000_000_000, "bench", null);
+      await stub.addCredits({ bucket: "pack", amount: 1_000_000_000, note: "bench", requestId: null });
       return Response.json({ ok: true });
     }
     let next = 0;
@@ -76,14 +82,28 @@ export default {
       const now = Date.now();
       const entered = await stub.enterBegin(
         admission(n, keys),
-        { requestId: `req_${n}`, amount: 1, keyId: `key_${n % keys}`, claims: { product: "email", items: [{ key, units: 1 }] } },
+        {
+          requestId: `req_${n}`,
+          amount: 1,
+          keyId: `key_${n % keys}`,
+          claims: { product: "email", items: [{ key, units: 1 }] },
+        },
         { product: "email", keys: [key], at: now, want: { repeats: true, suppressions: true } },
       );
       if (!entered.admitted || !entered.value.hold.ok) return void refused++;
       roundTrips++;
       const result = { email: key, deliverable: "yes" };
       const history = [
-        { requestId: `req_${n}`, value: key, key, verdict: "yes", reason: null, creditsUsed: 1, cacheHit: false, suppressed: false },
+        {
+          requestId: `req_${n}`,
+          value: key,
+          key,
+          verdict: "yes",
+          reason: null,
+          creditsUsed: 1,
+          cacheHit: false,
+          suppressed: false,
+        },
       ];
       await stub.settle(entered.value.hold.reservationId, {
         units: [1],
@@ -92,9 +112,11 @@ export default {
       });
     };
     const started = Date.now();
-    await Promise.all(Array.from({ length: concurrency }, async () => {
-      while (next < calls) await one(next++);
-    }));
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next < calls) await one(next++);
+      }),
+    );
     const seconds = (Date.now() - started) / 1000;
     return Response.json({ kind, calls, concurrency, keys, seconds, refused, round_trips: roundTrips });
   },

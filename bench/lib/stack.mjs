@@ -1,3 +1,4 @@
+// @ts-check
 // The Worker on a fresh local stack, as every benchmark starts it.
 import { openSync } from "node:fs";
 import { join } from "node:path";
@@ -10,7 +11,7 @@ const RESULTS_DIR = join(ROOT, "bench", "results");
  * neither rebuild nor reload it), starts `wrangler dev` on a free port with `vars` (which win over .dev.vars) and its
  * output in bench/results/`log`, and waits for /healthz. `track` gets the child and log fd as soon as they exist, so
  * the caller's cleanup can stop them even if start-up fails.
- * @returns {Promise<{ base: string }>}
+ * @returns {Promise<{ base: string, inspector: string }>}
  */
 export async function startWorker({ dir, vars, log, frozen, logLevel, track }) {
   const persistTo = join(dir, "state");
