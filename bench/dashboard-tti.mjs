@@ -12,9 +12,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { ensureBrowser } from "../scripts/browser.mjs";
+import { checkRun, size } from "./lib/report.mjs";
 import { ROOT, startLocalWorker, stopProcess } from "../scripts/lib/local.mjs";
 
-const LOADS = Number(process.env.BENCH_LOADS ?? 5);
+const LOADS = size("BENCH_LOADS", 5, 1);
 const ADMIN_TOKEN = "bench-admin-token";
 const RESULTS = join(ROOT, "bench", "results");
 
@@ -132,6 +133,15 @@ try {
     join(RESULTS, "dashboard-tti.json"),
     `${JSON.stringify({ measured_at: new Date().toISOString(), loads, median: summary }, null, 2)}\n`,
   );
+  // A refused call or a chart never drawn threw above; the times must be there.
+  process.exitCode = checkRun({
+    bench: "dashboard-tti",
+    figures: {
+      "tti ms": summary.tti_ms,
+      "first byte ms": summary.first_byte_ms,
+      "transfer bytes": summary.transfer_bytes,
+    },
+  });
 } finally {
   await browser?.close();
   await stopProcess(worker);
