@@ -44,7 +44,8 @@ import { loadAddressData } from "../scripts/import-address.mjs";
 requireNode22();
 
 const num = (name, fallback) => Number(process.env[name] ?? fallback);
-const LOOKUPS = size("BENCH_LOOKUPS", 60, 3);
+// Six at smoke size: the warm-up opens an IP credit of five lookups, so the sixth is the first that charges one.
+const LOOKUPS = size("BENCH_LOOKUPS", 60, 6);
 const ADDED_MS = num("BENCH_ADDED_MS", 50);
 const TARGET_ADDED_MS = 60;
 const TIMEOUT_MS = num("BENCH_TIMEOUT_MS", 30 * 60_000);
