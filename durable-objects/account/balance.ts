@@ -44,6 +44,11 @@ export class Balance {
    * query; null when not known.
    */
   private state: State | null = null;
+  /**
+   * What open reservations hold, as last read or moved (Reservations reports every change it writes), so a hold and
+   * a settle read no SUM; null when not known.
+   */
+  private heldTotal: number | null = null;
   readonly fairUse: FairUseWindow;
 
   constructor(private readonly sql: SqlStorage) {
@@ -152,7 +157,13 @@ export class Balance {
   }
 
   held(): number {
-    return this.sql.exec<{ n: number }>("SELECT COALESCE(SUM(amount), 0) AS n FROM reservations").one().n;
+    this.heldTotal ??= this.sql.exec<{ n: number }>("SELECT COALESCE(SUM(amount), 0) AS n FROM reservations").one().n;
+    return this.heldTotal;
+  }
+
+  /** A reservation was written: what reservations hold moved by `delta` (every write to them goes through here). */
+  heldMoved(delta: number): void {
+    if (this.heldTotal !== null) this.heldTotal += delta;
   }
 
   keyHeld(keyId: string): number {
