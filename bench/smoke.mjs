@@ -41,6 +41,7 @@ export const BENCHES = {
   phone: {},
   policy: {},
   sidecar: {},
+  "walk-waits": {},
 };
 
 /** A bench that runs longer than this at smoke size is stuck (the slowest take about a minute on a busy machine). */
