@@ -5,7 +5,7 @@ import { database } from "../../db/client";
 import { mailMessages, mailSuppressions } from "../../db/schema";
 import { mailTransport, type MailTransport } from "../../platform/mail-transport";
 import { armRecovery } from "../recovery";
-import { addressOf, composeMime } from "./compose";
+import { addressOf, mimeComposer } from "./compose";
 import { optionalMailBlocked } from "./preferences";
 import { accountRecipients } from "./recipients";
 
@@ -81,6 +81,7 @@ export async function queueMail(env: Env, mails: OutgoingMail[]): Promise<string
   for (const accountId of new Set(mails.map((m) => m.accountId)))
     allowed.set(accountId, new Set(await accountRecipients(db, accountId)));
   const now = Date.now();
+  const composeMime = await mimeComposer();
   const rows = mails.map((m) => {
     const to = m.to.toLowerCase();
     if (!allowed.get(m.accountId)?.has(to))
