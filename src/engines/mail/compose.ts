@@ -1,6 +1,5 @@
 type MimeMessage = ReturnType<typeof import("mimetext/browser").createMimeMessage>;
 
-
 /**
  * Renders one message as RFC 5322 text with mimetext (the maintained MIME builder that runs in Workers; its browser
  * build, because the Node build takes its line ends from node:os, and SMTP wants CRLF). Subjects and display names are
