@@ -66,7 +66,7 @@ const families = ["email", "email-domain", "phone", "ip", "address", "entity"].m
 const samples = products.map((product) => ({
   product,
   path: `/${product}`,
-  samples: ["sample-1", "sample-2", "sample-3"],
+  samples: ["sample-1", "sample-2", "sample-3"].map((value) => ({ value, answer: "deliverable" })),
 }));
 
 export { COPY_SCRIPT as copyScript } from "../../src/dashboard/routes/examples";
@@ -138,6 +138,8 @@ export const pages: Record<string, () => unknown> = {
           finished_at: null,
         } as JobView
       }
+      number={1}
+      suppressedAdded={5}
       counters={["deliverable", "risky", "undeliverable"]}
       hasWebhook={false}
     />
