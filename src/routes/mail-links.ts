@@ -1,10 +1,8 @@
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { forgetAccountKeys } from "../auth/key-lookup";
 import { confirmAccountEmail, type Confirmation } from "../engines/mail/account-confirmation";
 import { unsubscribeByMessage } from "../engines/mail/unsubscribe";
 import { confirmationPage } from "../dashboard/pages/mail-confirmation";
-import { anonymousCsrfToken } from "../dashboard/security";
-import { readSession } from "../dashboard/session";
 import { issueSignInToken } from "../engines/mail/sign-in";
 import type { AppEnv } from "../types";
 import { page, preferencesPage } from "./mail-preferences";
@@ -18,6 +16,20 @@ import { page, preferencesPage } from "./mail-preferences";
 
 const TOKEN = /^[0-9A-Za-z]{1,64}$/;
 
+/**
+ * The confirmation page's sign-in button for a browser not signed in, or null. The dashboard's session and CSRF
+ * modules load here, on first use, not with the Worker (scripts/build-worker.test.mjs keeps them out of startup).
+ */
+async function signInOffer(c: Context<AppEnv>, confirmed: { accountId: string; email: string }) {
+  const [{ readSession }, { anonymousCsrfToken }] = await Promise.all([
+    import("../dashboard/session"),
+    import("../dashboard/security"),
+  ]);
+  if (await readSession(c)) return null;
+  const token = await issueSignInToken(c.env, confirmed.accountId, confirmed.email);
+  return { action: `/dashboard/sign-in/link/${token}`, csrf: anonymousCsrfToken(c) };
+}
+
 export const mailLinkRoutes = new Hono<AppEnv>()
   .get("/mail/confirm/:token", async (c) => {
     const token = c.req.param("token");
@@ -26,13 +38,7 @@ export const mailLinkRoutes = new Hono<AppEnv>()
     if (result.status === "confirmed") forgetAccountKeys(result.accountId);
     // Confirming is proof of the address, as a sign-in link is: the page's button signs this browser in (a POST, as
     // the sign-in link's page does, so a mail scanner that fetches the link signs nobody in).
-    const signIn =
-      result.status === "confirmed" && !(await readSession(c))
-        ? {
-            action: `/dashboard/sign-in/link/${await issueSignInToken(c.env, result.accountId, result.email)}`,
-            csrf: anonymousCsrfToken(c),
-          }
-        : null;
+    const signIn = result.status === "confirmed" ? await signInOffer(c, result) : null;
     const { status, page: body } = confirmationPage(result.status, signIn);
     return c.html(body, status, { "Cache-Control": "no-store" });
   })
