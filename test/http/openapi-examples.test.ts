@@ -63,7 +63,8 @@ describe("the OpenAPI examples (each product's examples.json, read through the r
     async (_name, { operation, example }) => {
       const account = await createAccount();
       const [method, path] = operation.split(" ") as [string, string];
-      const url = path.replace(/\{(\w+)\}/g, (_m, name: string) => encodeURIComponent(example.params?.[name] ?? ""));
+      const filled = path.replace(/\{(\w+)\}/g, (_m, name: string) => encodeURIComponent(example.params?.[name] ?? ""));
+      const url = example.query ? `${filled}?${new URLSearchParams(example.query)}` : filled;
       const response = await SELF.fetch(`https://api.test${url}`, {
         method,
         headers: { Authorization: `Bearer ${account.key}`, "Content-Type": "application/json" },
