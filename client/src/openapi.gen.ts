@@ -9,13858 +9,916 @@ export interface paths {
      * Balance (plan/pack), plan, monthly grant and fair-use window
      * @description The key's account: balance split into plan credits (granted monthly) and pack credits (bought, used after plan credits), the plan and its monthly grant, and the fair-use window. Free; needs the `account` scope.
      */
-    get: {
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["getAccount"];
     /**
      * Change the account's mail settings: low_balance_threshold, bulk_finished_emails
      * @description Sets the balance below which the members get one low-balance email per crossing (null: never) and whether they get an email when a bulk run finishes. Only the fields sent change; answers the account as `GET /account` does. Free; needs the `account` scope.
      */
-    patch: {
-      requestBody: {
-        content: {
-          "application/json": {
-            low_balance_threshold?: number | null;
-            bulk_finished_emails?: boolean;
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    patch: operations["updateAccount"];
   };
   "/api/v1/account/ledger": {
     /**
      * Every credit movement, newest first, 100 a page
      * @description Every grant, purchase, charge and expiry with the request id that caused it, newest first (a hold and its release write no row). A lookup's charge is its row here, naming its product; `GET /account/requests/{requestId}` explains it. Free.
      */
-    get: {
-      parameters: {
-        query?: {
-          page?: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                entries: ({
-                    id: number;
-                    at: components["schemas"]["CreatedAt"];
-                    request_id: string | null;
-                    /** @enum {string} */
-                    kind: "monthly_grant" | "plan_credit" | "pack_credit" | "charge" | "expiry";
-                    plan_delta: number;
-                    pack_delta: number;
-                    plan_balance: number;
-                    pack_balance: number;
-                    key_id: string | null;
-                    note: string | null;
-                    /** @description The product a `charge` paid for (e.g. `email`); null for grants, purchases and expiries, and for charges recorded before the ledger named products */
-                    product: string | null;
-                  })[];
-              };
-              meta: components["schemas"]["AccountLedgerMeta"];
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["getLedger"];
   };
   "/api/v1/account/requests/{requestId}": {
     /**
      * What one request did
      * @description The record of one request of the account: endpoint, key, status, credits used and why. Request ids come from `meta.request_id` or `X-Request-Id`. Readable as soon as that request's answer was received: a record still on its way to storage is waited for (up to 5 s after the request). Another account's request is 404. Free.
      */
-    get: {
-      parameters: {
-        path: {
-          requestId: string;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                request_id: string;
-                endpoint: string;
-                status: number;
-                code: string | null;
-                credits_used: number;
-                key_id: string | null;
-                created_at: components["schemas"]["CreatedAt"];
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["getAccountRequest"];
   };
   "/api/v1/email": {
     /**
      * Verify one address
      * @description Runs the full pipeline: syntax, lists, DNS, provider rules and the mailbox handshake. `deliverable`: the mailbox accepted the handshake; `risky`: it may bounce or be unwanted (catch-all, disposable, role, typo domain, full mailbox); `undeliverable`: it will bounce (`reason` says why: syntax, no MX, null MX, username rule, mailbox not found); `unverified`: nothing was decided (greylisting, timeout, provider outage), free, ask again later. `mailbox_confidence` and `risk_score` follow documented formulas (docs/email.md). 1 credit for a fresh `deliverable` or `risky` answer; `unverified`, undeliverable without a mailbox check, repeats within 7 days and test addresses are free; undeliverable after a mailbox check is free within fair use (`fair_use_billed` says when it was not). With `callback_url`, an `unverified` answer is re-checked and the settled answer posted there (`meta.settling`).
      */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            email: string;
-            callback_url?: string | null;
-            callback_secret?: string | null;
-            refresh?: boolean | null;
-            max_age?: number | null;
-            timeout?: number | null;
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: components["schemas"]["EmailAnswer"];
-              meta: {
-                credits_used: number;
-                credits_remaining: number;
-                cache_hit: boolean;
-                refreshed: boolean;
-                suppressed: boolean;
-                fair_use_billed: boolean;
-                settling?: boolean;
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS */
-        402: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INSUFFICIENT_CREDITS";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["EmailResponse"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
-              };
-            });
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["verifyEmail"];
   };
   "/api/v1/email/batch": {
     /**
      * Verify 1 to 50 addresses in order; counts as one request
      * @description Each address is answered as `POST /email` answers it, in input order; suppressed addresses answer free from the stored answer. Walks in order and stops where credits or the key's daily cap run out (`stopped_reason`); 402 only when the first address cannot be paid. 1 credit for a fresh `deliverable` or `risky` answer; `unverified`, undeliverable without a mailbox check, repeats within 7 days and test addresses are free; undeliverable after a mailbox check is free within fair use (`fair_use_billed` says when it was not).
      */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            emails: string[];
-            refresh?: boolean | null;
-            max_age?: number | null;
-            timeout?: number | null;
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                results: {
-                    index: number;
-                    input: string;
-                    data: components["schemas"]["EmailAnswer"];
-                    meta: {
-                      credits_used: number;
-                      cache_hit: boolean;
-                      suppressed: boolean;
-                      refreshed: boolean;
-                      fair_use_billed: boolean;
-                    };
-                  }[];
-              };
-              meta: components["schemas"]["EmailBatchMeta"];
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS */
-        402: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INSUFFICIENT_CREDITS";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["EmailResponse"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
-              };
-            });
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["verifyEmails"];
   };
   "/api/v1/email/public": {
     /**
      * Browser lookup with a publishable key; answers without meta
      * @description Authenticated by `key` in the body and the `Origin` header; no bearer key. Billed to the key's account like `POST /email`. `deliverable`: the mailbox accepted the handshake; `risky`: it may bounce or be unwanted (catch-all, disposable, role, typo domain, full mailbox); `undeliverable`: it will bounce (`reason` says why: syntax, no MX, null MX, username rule, mailbox not found); `unverified`: nothing was decided (greylisting, timeout, provider outage), free, ask again later. `mailbox_confidence` and `risk_score` follow documented formulas (docs/email.md). Of a sending policy only its `action` is shown.
      */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            /** Format: starts_with */
-            key: string;
-            challenge_token?: string | null;
-            email: string;
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                email: string;
-                normalized_email: string;
-                is_alias: boolean;
-                is_gibberish: boolean;
-                /** @enum {string} */
-                deliverable: "deliverable" | "risky" | "undeliverable";
-                reason: components["schemas"]["Reason"];
-                risk_score: number;
-                /** @enum {string} */
-                risk_level: "low" | "medium" | "high";
-                risk_components: {
-                  [key: string]: number;
-                };
-                syntax_valid: boolean;
-                domain: string;
-                mx_found: boolean;
-                mx_implicit: boolean;
-                mx_provider: string | null;
-                has_spf: boolean | null;
-                dmarc_policy: ("none" | "quarantine" | "reject") | null;
-                has_dmarc: boolean | null;
-                domain_registered_at: components["schemas"]["DomainRegisteredAt"];
-                domain_age_days: number | null;
-                disposable: boolean;
-                role: boolean;
-                free_provider: boolean;
-                smtp_checked: boolean;
-                smtp_checked_at: components["schemas"]["CancelledAt"];
-                mailbox_exists: boolean | null;
-                catch_all: boolean | null;
-                smtp_reason: ("greylisted" | "no_mailbox" | "mailbox_full" | "mailbox_disabled" | "timeout" | "provider_unavailable") | null;
-                mailbox_confidence: number | null;
-                did_you_mean: string | null;
-                sources: components["schemas"]["Sources"];
-                policy: components["schemas"]["EmailPolicy"];
-              };
-            };
-          };
-        };
-        /** @description INVALID_PUBLISHABLE_KEY */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INVALID_PUBLISHABLE_KEY";
-              };
-            };
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS */
-        402: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INSUFFICIENT_CREDITS";
-              };
-            };
-          };
-        };
-        /** @description KEY_ACCOUNT_MISMATCH, ORIGIN_NOT_ALLOWED, CHALLENGE_FAILED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["EmailPublicResponse"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
-              };
-            });
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["verifyEmailPublic"];
   };
   "/api/v1/email/domain/{domain}": {
     /**
      * Domain intelligence; 1 credit only when mx_found and fresh
      * @description MX, SPF, DMARC, disposable, free-provider and registration age of a domain, without any mailbox handshake. 1 credit when `mx_found` is true and the answer is not a 7-day repeat; free otherwise. Without an answer from DNS nothing is decided or billed: 500 SERVER_ERROR, retry.
      */
-    get: {
-      parameters: {
-        path: {
-          domain: string;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                domain: string;
-                valid: boolean;
-                mx_found: boolean | null;
-                mx_implicit: boolean | null;
-                null_mx: boolean | null;
-                catch_all: boolean | null;
-                mx_provider: string | null;
-                has_spf: boolean | null;
-                dmarc_policy: string | null;
-                domain_registered_at: components["schemas"]["DomainRegisteredAt"];
-                domain_age_days: number | null;
-                disposable: boolean | null;
-                free_provider: boolean | null;
-                sources: components["schemas"]["Sources"] | null;
-              };
-              meta: components["schemas"]["EmailDomainMeta"];
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS */
-        402: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INSUFFICIENT_CREDITS";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["EmailResponse"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
-              };
-            });
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["lookupEmailDomain"];
   };
   "/api/v1/phone": {
     /**
      * Look up one number; 1 credit for a fresh valid number
      * @description A number in international form, or national with `country`. Answered from the numbering plan (libphonenumber) and the installed prefix tables: `valid`, `e164`, `line_type` (mobile, fixed_line, voip, toll_free, ...), carrier and location where a table assigns them, and a documented `risk_score` (docs/phone.md). 1 credit for a fresh valid number; invalid numbers, repeats of the same E.164 number within 7 days and test numbers are free. `network: true` adds the live carrier-network check through the configured partner (`network_checked`, `network_status`, the current carrier with `carrier_source: network`): 1 more credit when the partner answers, and the whole answer is free with `reason: partner_unavailable` when none does (docs/partners.md). A single lookup never consults the suppression list.
      */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            phone: string;
-            /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-            country?: string | null;
-            network?: components["schemas"]["Network"];
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: components["schemas"]["PhoneAnswer"];
-              meta: components["schemas"]["PhoneMeta"];
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS */
-        402: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INSUFFICIENT_CREDITS";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["EmailResponse"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
-              };
-            });
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["lookupPhone"];
   };
   "/api/v1/phone/batch": {
     /**
      * Look up 1 to 1,000 numbers in order; counts as one request
      * @description Each item is a string or `{phone, country}`. Walks in order and stops where credits or the key's daily cap run out (`stopped_reason`); suppressed numbers answer free from the stored answer. 1 credit for a fresh valid number; invalid numbers, repeats of the same E.164 number within 7 days and test numbers are free. `network: true` adds the live carrier-network check through the configured partner (`network_checked`, `network_status`, the current carrier with `carrier_source: network`): 1 more credit when the partner answers, and the whole answer is free with `reason: partner_unavailable` when none does (docs/partners.md). Each distinct number is checked once.
      */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            phones: components["schemas"]["Phones"];
-            network?: components["schemas"]["Network"];
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                results: {
-                    index: number;
-                    input: components["schemas"]["Input"];
-                    data: components["schemas"]["PhoneAnswer"];
-                    meta: components["schemas"]["PhoneBatchMeta"];
-                  }[];
-              };
-              meta: components["schemas"]["EmailBatchMeta"];
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS */
-        402: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INSUFFICIENT_CREDITS";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["EmailResponse"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
-              };
-            });
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["lookupPhones"];
   };
   "/api/v1/phone/public": {
     /**
      * Browser lookup with a publishable key; answers without meta, never a live network check
      * @description Authenticated by `key` in the body and the `Origin` header; no bearer key. Billed to the key's account like `POST /phone`. Answered from the numbering plan (libphonenumber) and the installed prefix tables: `valid`, `e164`, `line_type` (mobile, fixed_line, voip, toll_free, ...), carrier and location where a table assigns them, and a documented `risk_score` (docs/phone.md). Never runs the live network check: a `network` field is ignored.
      */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            /** Format: starts_with */
-            key: string;
-            challenge_token?: string | null;
-            phone: string;
-            /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
-            country?: string | null;
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                phone: string;
-                valid: boolean;
-                possible: boolean;
-                validation_error: ("TOO_SHORT" | "TOO_LONG" | "INVALID_LENGTH" | "INVALID_COUNTRY" | "NOT_A_NUMBER") | null;
-                e164: string | null;
-                national_format: string | null;
-                international_format: string | null;
-                country: string | null;
-                calling_code: string | null;
-                line_type: components["schemas"]["LineType"];
-                carrier: string | null;
-                carrier_source: ("network" | "allocation") | null;
-                location: string | null;
-                timezones: string[] | null;
-                disposable: boolean | null;
-                disposable_last_seen: string | null;
-                network_checked: boolean;
-                network_status: ("active" | "inactive" | "unknown") | null;
-                sim_swapped: boolean | null;
-                reason: components["schemas"]["PropertiesReason"];
-                risk_score: number;
-                /** @enum {string} */
-                risk_level: "low" | "medium" | "high";
-                risk_components: {
-                  [key: string]: number;
-                };
-                missing_datasets: string[];
-                sources: components["schemas"]["Sources"];
-                policy: components["schemas"]["EmailPolicy"];
-              };
-            };
-          };
-        };
-        /** @description INVALID_PUBLISHABLE_KEY */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INVALID_PUBLISHABLE_KEY";
-              };
-            };
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS */
-        402: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INSUFFICIENT_CREDITS";
-              };
-            };
-          };
-        };
-        /** @description KEY_ACCOUNT_MISMATCH, ORIGIN_NOT_ALLOWED, CHALLENGE_FAILED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["EmailPublicResponse"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
-              };
-            });
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["lookupPhonePublic"];
   };
   "/api/v1/phone/block/{country}/{prefix}": {
     /**
      * The numbering-plan blocks under a national prefix; 1 credit when found
      * @description The blocks of the national numbering plan that start with `prefix` (no trunk 0), each with its line type, carrier and location where the tables assign them. 1 credit when blocks are found (a repeat of the same country and prefix within 7 days is free); 404 PHONE_BLOCK_NOT_FOUND, free, when none is.
      */
-    get: {
-      parameters: {
-        path: {
-          country: string;
-          prefix: string;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                country: string;
-                calling_code: string | null;
-                prefix: string;
-                possible_lengths: number[];
-                blocks: ({
-                    prefix: string;
-                    line_type: components["schemas"]["LineType"];
-                    carrier: string | null;
-                    location: string | null;
-                  })[];
-                truncated: boolean;
-                sources: components["schemas"]["Sources"];
-              };
-              meta: components["schemas"]["EmailDomainMeta"];
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS */
-        402: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INSUFFICIENT_CREDITS";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description PHONE_BLOCK_NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "PHONE_BLOCK_NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
-              };
-            });
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["lookupPhoneBlock"];
   };
   "/api/v1/ip": {
     /**
      * Look up one IP address
      * @description Country, ASN and network of an IPv4 or IPv6 address from the installed range tables, with `tor`, `vpn`, `proxy` and hosting signals and a documented `risk_score`; a field no installed dataset covers is null, never a guess (docs/ip.md). Five fresh lookups that place an address cost 1 credit (`meta.ip_lookups_prepaid`: how many of the block remain); unplaced, reserved, invalid, test and 7-day repeat lookups are free.
      */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            ip: string;
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["IpResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS */
-        402: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INSUFFICIENT_CREDITS";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["EmailResponse"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
-              };
-            });
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["lookupIp"];
   };
   "/api/v1/ip/me": {
     /**
      * Look up the caller's own address (CF-Connecting-IP)
      * @description Country, ASN and network of an IPv4 or IPv6 address from the installed range tables, with `tor`, `vpn`, `proxy` and hosting signals and a documented `risk_score`; a field no installed dataset covers is null, never a guess (docs/ip.md). Five fresh lookups that place an address cost 1 credit (`meta.ip_lookups_prepaid`: how many of the block remain); unplaced, reserved, invalid, test and 7-day repeat lookups are free.
      */
-    get: {
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["IpResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS */
-        402: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INSUFFICIENT_CREDITS";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
-              };
-            });
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["lookupMyIp"];
   };
   "/api/v1/ip/asn/{asn}": {
     /**
      * Prefixes an AS announces; 1 credit when found
      * @description The name, country and announced IPv4 and IPv6 prefixes of an autonomous system, from the installed ASN index. 1 credit when the AS has a prefix (a 7-day repeat is free); 404 ASN_NOT_FOUND or 501 ASN_INDEX_UNAVAILABLE, free, otherwise.
      */
-    get: {
-      parameters: {
-        path: {
-          asn: string;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                asn: number;
-                name: string | null;
-                country: string | null;
-                prefixes: string[];
-                prefixes6: string[];
-                num_ipv4: number;
-                /** @description A decimal string: IPv6 counts pass 2^53. */
-                num_ipv6: string;
-                hosting: boolean | null;
-                sources: components["schemas"]["Sources"];
-              };
-              meta: components["schemas"]["EmailDomainMeta"];
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS */
-        402: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INSUFFICIENT_CREDITS";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["EmailResponse"];
-          };
-        };
-        /** @description ASN_NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "ASN_NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
-              };
-            });
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description ASN_INDEX_UNAVAILABLE */
-        501: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "ASN_INDEX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["lookupIpAsn"];
   };
   "/api/v1/ip/range": {
     /**
      * The dataset blocks inside a CIDR block; 1 credit when any is found
      * @description The rows of the installed range tables inside a CIDR block (country, ASN, network), truncated past a limit. 1 credit when any block is found (a 7-day repeat is free); free otherwise.
      */
-    get: {
-      parameters: {
-        query: {
-          cidr: string;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                cidr: string;
-                first: string;
-                last: string;
-                /** @description A number, or a decimal string past 2^53. */
-                size: number | string;
-                blocks: ({
-                    start: string;
-                    end: string;
-                    asn: number | null;
-                    as_name: string | null;
-                    country: string | null;
-                  })[];
-                truncated: boolean;
-                sources: components["schemas"]["Sources"];
-              };
-              meta: components["schemas"]["EmailDomainMeta"];
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS */
-        402: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INSUFFICIENT_CREDITS";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["EmailResponse"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
-              };
-            });
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["lookupIpRange"];
   };
   "/api/v1/ip/batch": {
     /**
      * Look up 1 to 1,000 addresses in order; counts as one request
      * @description Each address is answered as `POST /ip` answers it, in input order. Walks in order and stops where credits or the key's daily cap run out (`stopped_reason`). Five fresh lookups that place an address cost 1 credit (`meta.ip_lookups_prepaid`: how many of the block remain); unplaced, reserved, invalid, test and 7-day repeat lookups are free.
      */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            ips: string[];
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                results: {
-                    index: number;
-                    input: string;
-                    data: components["schemas"]["PropertiesAnswer2"];
-                    meta: components["schemas"]["PhoneBatchMeta"];
-                  }[];
-              };
-              meta: {
-                requested: number;
-                processed: number;
-                credits_used: number;
-                credits_remaining: number;
-                stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                ip_lookups_prepaid: number;
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS */
-        402: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INSUFFICIENT_CREDITS";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["EmailResponse"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
-              };
-            });
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["lookupIps"];
   };
   "/api/v1/ip/public": {
     /**
      * Browser lookup with a publishable key; answers without meta
      * @description Authenticated by `key` in the body and the `Origin` header. Without `ip`, the visitor's own address is looked up. Billed to the key's account like `POST /ip`. Country, ASN and network of an IPv4 or IPv6 address from the installed range tables, with `tor`, `vpn`, `proxy` and hosting signals and a documented `risk_score`; a field no installed dataset covers is null, never a guess (docs/ip.md).
      */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            /** Format: starts_with */
-            key: string;
-            challenge_token?: string | null;
-            ip?: string | null;
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: components["schemas"]["PropertiesAnswer2"];
-            };
-          };
-        };
-        /** @description INVALID_PUBLISHABLE_KEY */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INVALID_PUBLISHABLE_KEY";
-              };
-            };
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS */
-        402: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INSUFFICIENT_CREDITS";
-              };
-            };
-          };
-        };
-        /** @description KEY_ACCOUNT_MISMATCH, ORIGIN_NOT_ALLOWED, CHALLENGE_FAILED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["EmailPublicResponse"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
-              };
-            });
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["lookupIpPublic"];
   };
   "/api/v1/address": {
     /**
      * Verify one address; 1 credit only when verified and not a 7-day repeat
      * @description An address on one line or in fields, with its `country` (inside the address or beside it). `verdict` `verified` (the postcode, locality and street agree with an installed reference dataset), `format_only` (well formed, but no installed dataset covers it: `reason: not_covered`), `invalid` (`reason` names what disagrees) or `unsupported_country`; the address comes back formatted, with `did_you_mean` where one fix makes it agree (docs/address.md). 1 credit for a fresh `verified` answer; `format_only`, `invalid`, `unsupported_country`, repeats of the same address within 7 days and test addresses are free. `delivery_point: true` asks the configured delivery-point partner: `deliverable` and a `delivery_point` block; 1 more credit when the partner answers, and the whole answer is free with `reason: partner_unavailable` when none does (docs/partners.md). A single lookup never consults the suppression list.
      */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            address: components["schemas"]["Address"];
-            /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
-            country?: string;
-            delivery_point?: components["schemas"]["DeliveryPoint"];
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: components["schemas"]["AddressAnswer"];
-              meta: components["schemas"]["PhoneMeta"];
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS */
-        402: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INSUFFICIENT_CREDITS";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["EmailResponse"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
-              };
-            });
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["verifyAddress"];
   };
   "/api/v1/address/batch": {
     /**
      * Verify 1 to 100 addresses in order; counts as one request
      * @description `country` applies to every address that names none. Walks in order and stops where credits or the key's daily cap run out (`stopped_reason`); suppressed addresses answer free. 1 credit for a fresh `verified` answer; `format_only`, `invalid`, `unsupported_country`, repeats of the same address within 7 days and test addresses are free. `delivery_point: true` asks the configured delivery-point partner: `deliverable` and a `delivery_point` block; 1 more credit when the partner answers, and the whole answer is free with `reason: partner_unavailable` when none does (docs/partners.md). Each distinct address is checked once.
      */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            addresses: components["schemas"]["Address"][];
-            /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
-            country?: string;
-            delivery_point?: components["schemas"]["DeliveryPoint"];
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                results: {
-                    index: number;
-                    input: unknown;
-                    data: components["schemas"]["AddressAnswer"];
-                    meta: components["schemas"]["PhoneBatchMeta"];
-                  }[];
-              };
-              meta: components["schemas"]["EmailBatchMeta"];
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS */
-        402: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INSUFFICIENT_CREDITS";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["EmailResponse"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
-              };
-            });
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["verifyAddresses"];
   };
   "/api/v1/address/public": {
     /**
      * Browser lookup with a publishable key; answers without meta
      * @description Authenticated by `key` in the body and the `Origin` header; no bearer key. Billed to the key's account like `POST /address`. `verdict` `verified` (the postcode, locality and street agree with an installed reference dataset), `format_only` (well formed, but no installed dataset covers it: `reason: not_covered`), `invalid` (`reason` names what disagrees) or `unsupported_country`; the address comes back formatted, with `did_you_mean` where one fix makes it agree (docs/address.md). Never asks a delivery-point partner: a `delivery_point` field is ignored.
      */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            /** Format: starts_with */
-            key: string;
-            challenge_token?: string | null;
-            address: components["schemas"]["Address"];
-            /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
-            country?: string;
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                input: components["schemas"]["PropertiesInput"];
-                country: string;
-                valid: boolean;
-                /** @enum {string} */
-                verification: "verified" | "format_only" | "invalid";
-                /** @enum {string} */
-                precision: "none" | "country" | "postcode" | "locality" | "street" | "premise";
-                address: components["schemas"]["PropertiesAddress"];
-                formatted: string | null;
-                postcode_format_valid: boolean | null;
-                postcode_found: boolean | null;
-                locality_matches_postcode: boolean | null;
-                region_matches_postcode: boolean | null;
-                po_box: boolean;
-                corrections: components["schemas"]["Corrections"];
-                missing_components: ("line1" | "locality" | "region" | "postcode")[];
-                geo: components["schemas"]["Geo"];
-                deliverable: boolean | null;
-                delivery_point: components["schemas"]["PropertiesDeliveryPoint"];
-                reason: components["schemas"]["PropertiesReason3"];
-                risk_score: number;
-                risk_components: {
-                  [key: string]: number;
-                };
-                /** @enum {string} */
-                risk_level: "low" | "medium" | "high";
-                sources: components["schemas"]["Sources"];
-                policy: components["schemas"]["EmailPolicy"];
-              };
-            };
-          };
-        };
-        /** @description INVALID_PUBLISHABLE_KEY */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INVALID_PUBLISHABLE_KEY";
-              };
-            };
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS */
-        402: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INSUFFICIENT_CREDITS";
-              };
-            };
-          };
-        };
-        /** @description KEY_ACCOUNT_MISMATCH, ORIGIN_NOT_ALLOWED, CHALLENGE_FAILED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["EmailPublicResponse"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
-              };
-            });
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["verifyAddressPublic"];
   };
   "/api/v1/address/postcode/{postcode}": {
     /**
      * The localities of a postcode; 1 credit when found and fresh
      * @description The localities (and regions) an installed dataset lists for a postcode of `country`. 1 credit when found and not a 7-day repeat; `found: false` is free; 501 ADDRESS_LIST_UNAVAILABLE, free, when no installed dataset covers the country's postcodes.
      */
-    get: {
-      parameters: {
-        query: {
-          country: string;
-        };
-        path: {
-          postcode: string;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                postcode: string;
-                country: string;
-                found: boolean;
-                localities: ({
-                    name: string;
-                    region: string | null;
-                    latitude: number | null;
-                    longitude: number | null;
-                  })[];
-                sources: components["schemas"]["Sources"];
-              };
-              meta: components["schemas"]["EmailDomainMeta"];
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS */
-        402: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INSUFFICIENT_CREDITS";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
-              };
-            });
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description ADDRESS_LIST_UNAVAILABLE */
-        501: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "ADDRESS_LIST_UNAVAILABLE";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["getAddressPostcode"];
   };
   "/api/v1/address/streets": {
     /**
      * Street names of a postcode from an installed street register; 1 credit when found and fresh
      * @description The street names an installed street register lists for a postcode, with their locality, truncated past a limit. 1 credit when streets are found and not a 7-day repeat; 404 ADDRESS_STREETS_NOT_FOUND, free, when none is.
      */
-    get: {
-      parameters: {
-        query: {
-          country: string;
-          postcode: string;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                country: string;
-                postcode: string;
-                streets: ({
-                    name: string;
-                    locality: string | null;
-                  })[];
-                truncated: boolean;
-                sources: components["schemas"]["Sources"];
-              };
-              meta: components["schemas"]["EmailDomainMeta"];
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS */
-        402: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INSUFFICIENT_CREDITS";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description ADDRESS_STREETS_NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "ADDRESS_STREETS_NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
-              };
-            });
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["listAddressStreets"];
+  };
+  "/api/v1/address/autocomplete": {
+    /**
+     * Address suggestions for a partial query; 10 answered requests per credit
+     * @description `q` is what was typed so far, `country` the ISO 3166-1 alpha-2 code. Suggestions ranked best first: a listed house number on a street the query starts, then such streets, streets the words are inside of, places by name, then postcodes; each with its `precision` (`premise`, `street`, `postcode`). `reason`: `not_covered` (no installed dataset covers the country: an empty list) or `too_short` (fewer than 3 characters); `sources` cite the datasets with their `coverage` (docs/address.md, "Autocomplete"). Ten answered requests cost 1 credit, counted in the account's prepaid units; answers with a `reason`, test values (country `ZZ`) and the same query for the same country within 10 minutes are free.
+     */
+    get: operations["autocompleteAddress"];
+  };
+  "/api/v1/address/autocomplete/public": {
+    /**
+     * Browser autocomplete with a publishable key; answers without meta
+     * @description Authenticated by `key` in the body and the `Origin` header, with the visitor budget and challenge of every browser endpoint; billed to the key's account like `GET /address/autocomplete`. Suggestions ranked best first: a listed house number on a street the query starts, then such streets, streets the words are inside of, places by name, then postcodes; each with its `precision` (`premise`, `street`, `postcode`). `reason`: `not_covered` (no installed dataset covers the country: an empty list) or `too_short` (fewer than 3 characters); `sources` cite the datasets with their `coverage` (docs/address.md, "Autocomplete").
+     */
+    post: operations["autocompleteAddressPublic"];
   };
   "/api/v1/entity": {
     /**
      * Look up one LEI or company number; 1 credit when a register carries it and it is not a 7-day repeat
      * @description `identifier` with its `type` and `country` where needed. Answered from registers synced locally (GLEIF for LEIs, national company registers): `found` with the legal name, status, address and register; `found: false` with a `reason` (unknown identifier, checksum failure, unsupported or not-installed register) (docs/entity.md). 1 credit per identifier a register carries, not for a repeat within 7 days; everything else is free.
      */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": components["schemas"]["EntityRequest"];
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: components["schemas"]["EntityAnswer"];
-              meta: components["schemas"]["EmailDomainMeta"];
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS */
-        402: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INSUFFICIENT_CREDITS";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
-              };
-            });
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["lookupEntity"];
   };
   "/api/v1/entity/batch": {
     /**
      * Look up 1 to 500 identifiers in order; counts as one request
      * @description Strings are read as LEIs. Walks in order and stops where credits or the key's daily cap run out (`stopped_reason`); `meta.found` counts the identifiers a register carried. 1 credit per identifier a register carries, not for a repeat within 7 days; everything else is free.
      */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            identifiers: components["schemas"]["Identifiers"];
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                results: ({
-                    index: number;
-                    input: string | ({
-                      identifier: string;
-                      type?: components["schemas"]["Type"];
-                      /** @description Two letters; required when type is `company_number`. */
-                      country?: string | null;
-                    });
-                    data: components["schemas"]["EntityAnswer"];
-                    meta: {
-                      credits_used: number;
-                      cache_hit: boolean;
-                    };
-                  })[];
-              };
-              meta: {
-                requested: number;
-                processed: number;
-                credits_used: number;
-                credits_remaining: number;
-                stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
-                found: number;
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS */
-        402: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INSUFFICIENT_CREDITS";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
-              };
-            });
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["lookupEntities"];
   };
   "/api/v1/consistency": {
     /**
      * Compare two or more signals; 1 credit when a check was decided and it is not a 7-day repeat
      * @description Each signal is answered by its own product (email without the mailbox handshake), all at once; the signals are not billed. `checks` says which pairs agree (e.g. the phone's country and the IP's), `score` sums the decided checks by a documented formula, null when nothing was decided (docs/consistency.md). 1 credit when a check was decided and the same signal set was not asked in the last 7 days; free otherwise. `network: true` runs the phone signal's live network check (as on `POST /phone`): `signals.phone.line_type_source: network` and the check `phone_line_not_virtual` decided on the live line type, 1 more credit when the partner answers, the whole call free with `reason: partner_unavailable` when none does.
      */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            /** @description An email address (answered without the mailbox handshake). */
-            email?: string | null;
-            phone?: components["schemas"]["Phone"];
-            /** @description An IPv4 or IPv6 address. */
-            ip?: string | null;
-            address?: components["schemas"]["ConsistencyAddress"];
-            entity?: components["schemas"]["Entity"];
-            /**
-             * @description Run the phone signal's live network check through the configured partner: 1 more credit when it answers, the whole call free with `reason: partner_unavailable` when none does.
-             * @default false
-             */
-            network?: boolean;
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                signals: {
-                  email: ({
-                    email: string;
-                    valid: boolean;
-                    domain: string | null;
-                    tld_country: string | null;
-                    free_provider: boolean;
-                    disposable: boolean;
-                  }) | null;
-                  phone: ({
-                    phone: string;
-                    valid: boolean;
-                    e164: string | null;
-                    country: string | null;
-                    line_type: string;
-                    /**
-                     * @description `network` when a network partner reported the line type (`network: true`), else `numbering_plan`.
-                     * @enum {string}
-                     */
-                    line_type_source: "network" | "numbering_plan";
-                  }) | null;
-                  ip: ({
-                    ip: string;
-                    valid: boolean;
-                    reserved: boolean;
-                    placed: boolean;
-                    country: string | null;
-                    anonymous: boolean | null;
-                    tor: boolean | null;
-                    hosting: boolean | null;
-                  }) | null;
-                  address: ({
-                    country: string;
-                    country_supported: boolean;
-                    postcode: string | null;
-                    locality: string | null;
-                    postcode_found: boolean | null;
-                    locality_matches_postcode: boolean | null;
-                  }) | null;
-                  entity: ({
-                    identifier: string;
-                    found: boolean;
-                    name: string | null;
-                    country: string | null;
-                  }) | null;
-                };
-                checks: ({
-                    name: components["schemas"]["Name"];
-                    /** @enum {string} */
-                    result: "agree" | "disagree" | "unknown" | "not_applicable";
-                    weight: number;
-                    /** @description Each signal field the check read, by `signal.field`: `{"phone.country": "GB", "ip.country": "FR"}`. */
-                    decided_by: {
-                      [key: string]: string | boolean | null;
-                    };
-                    reason: string;
-                  })[];
-                agreements: components["schemas"]["Agreements"];
-                disagreements: components["schemas"]["Agreements"];
-                /** @description round(100 * sum(weight of agree) / sum(weight of agree + disagree)); null when no check was decided. */
-                score: number | null;
-                level: ("consistent" | "mixed" | "inconsistent") | null;
-                risk_score: number;
-                /** @enum {string} */
-                risk_level: "low" | "medium" | "high";
-                risk_components: {
-                  [key: string]: number;
-                };
-                /** @description `partner_unavailable` when `network: true` was asked and no network partner answered: the call is free; else `sample_data` when a signal's own answer was decided by a synthetic sample (its reason says so). */
-                reason: ("partner_unavailable" | "sample_data") | null;
-                sources: components["schemas"]["Sources"];
-              };
-              meta: components["schemas"]["EmailDomainMeta"];
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS */
-        402: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INSUFFICIENT_CREDITS";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["EmailResponse"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
-              };
-            });
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["checkConsistency"];
   };
   "/api/v1/ip/lists": {
     /**
      * The account's allow and deny lists, oldest first
      * @description The account's own IP lists. An IP answer names the list holding the address or its AS (`list`, a deny list over an allow list); a deny list adds to the risk (`deny_list`). Free.
      */
-    get: {
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                lists: components["schemas"]["IpList"][];
-              };
-              meta: {
-                total: number;
-                max_lists: number;
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["listIpLists"];
     /**
      * Create an allow or deny list (at most 10 per account)
      * @description Creates a list of addresses and CIDR ranges (IPv4 and IPv6). Applies to lookups from the next request. Free.
      */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            name: string;
-            /** @enum {string} */
-            kind: "allow" | "deny";
-            entries: components["schemas"]["Entries"];
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        201: {
-          content: {
-            "application/json": components["schemas"]["IpListsResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description IP_LIST_LIMIT_REACHED */
-        409: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "IP_LIST_LIMIT_REACHED";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["createIpList"];
   };
   "/api/v1/ip/lists/{listId}": {
     /**
      * One list
      * @description The list with its entries. Another account's list is 404. Free.
      */
-    get: {
-      parameters: {
-        path: {
-          listId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["IpListsResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["getIpList"];
     /**
      * Delete a list
      * @description Deletes the list; answers it as it was. Free.
      */
-    delete: {
-      parameters: {
-        path: {
-          listId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["IpListsResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    delete: operations["deleteIpList"];
     /**
      * Rename a list, change its kind or replace its entries
      * @description Changes the fields given; `entries` replaces the whole list. Free.
      */
-    patch: {
-      parameters: {
-        path: {
-          listId: number;
-        };
-      };
-      requestBody: {
-        content: {
-          "application/json": {
-            name?: string;
-            /** @enum {string} */
-            kind?: "allow" | "deny";
-            entries?: components["schemas"]["Entries"];
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["IpListsResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    patch: operations["updateIpList"];
   };
   "/api/v1/email/bulk": {
     /**
      * List email bulk runs, newest first, 100 a page
      * @description Runs of the account, newest first, filtered by `status` and a creation window (`since`, `until`); runs are kept 30 days. Free.
      */
-    get: {
-      parameters: {
-        query?: {
-          status?: "queued" | "processing" | "completed" | "failed" | "cancelled";
-          since?: string;
-          until?: string;
-          page?: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                jobs: components["schemas"]["Job"][];
-              };
-              meta: components["schemas"]["EmailBulkMeta"];
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["listEmailBulkRuns"];
     /**
      * Start a bulk email run (up to 100,000 values); the webhook secret is returned once
      * @description Stores the list (duplicates collapsed by the product's key) and queues the run; answers 202 with the job before any value is looked up. Values are billed as they are answered, like a batch (test values, repeats and suppressed values free). `Idempotency-Key` replays the first answer for the same list. Poll `GET /email/bulk/{jobId}` or give `webhook_url`: `bulk_email_job.finished` is posted there, signed with the `webhook_secret` returned only here.
      */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            emails: string[];
-            webhook_url?: string | null;
-            refresh?: boolean | null;
-            max_age?: number | null;
-            timeout?: number | null;
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        202: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: components["schemas"]["Job"];
-                webhook_secret: string | null;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description IDEMPOTENCY_KEY_REUSED */
-        409: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "IDEMPOTENCY_KEY_REUSED";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["startEmailBulkRun"];
   };
   "/api/v1/email/bulk/{jobId}": {
     /**
      * Poll one run
      * @description The run's status, counters, credits used, `stopped_reason` and webhook status. Another account's run is 404. Free.
      */
-    get: {
-      parameters: {
-        path: {
-          jobId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["EmailBulkResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["getEmailBulkRun"];
   };
   "/api/v1/email/bulk/{jobId}/cancel": {
     /**
      * Cancel a queued or running run
      * @description Asks the run to stop: a queued run is cancelled at once, a running one at its next step; rows answered so far stay billed and in the results. 409 when it already finished. Free.
      */
-    post: {
-      parameters: {
-        path: {
-          jobId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["EmailBulkResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description JOB_ALREADY_FINISHED */
-        409: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "JOB_ALREADY_FINISHED";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["cancelEmailBulkRun"];
   };
   "/api/v1/email/bulk/{jobId}/resume": {
     /**
      * Resume a run that stopped for lack of credits
      * @description Continues a run that stopped with `insufficient_credits` or `key_spend_cap` from the first row not answered. 409 when the run cannot resume or its input was deleted (after 7 days). Free; the rows are billed as they are answered.
      */
-    post: {
-      parameters: {
-        path: {
-          jobId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["EmailBulkResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description JOB_NOT_RESUMABLE, JOB_INPUT_EXPIRED */
-        409: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "JOB_NOT_RESUMABLE" | "JOB_INPUT_EXPIRED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["resumeEmailBulkRun"];
   };
   "/api/v1/email/bulk/{jobId}/results": {
     /**
      * Results as CSV (kept 30 days): index, input, email, normalized_email, deliverable, reason, risk_score, risk_level, disposable, role, free_provider, catch_all, mx_found, smtp_reason, did_you_mean, policy_action, policy_rules_hit, credits_used, suppressed
      * @description The results as `text/csv` (RFC 4180, cells that a spreadsheet would run as formulas prefixed with `'`), one row per submitted row in input order; `variant` keeps the rows of one verdict counter. 409 while the run is going, or when it was cancelled or failed before any row. Free.
      */
-    get: {
-      parameters: {
-        query?: {
-          variant?: "deliverable" | "risky" | "undeliverable";
-        };
-        path: {
-          jobId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["EmailBulkResultsResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description RESULTS_NOT_READY, JOB_CANCELLED, JOB_FAILED */
-        409: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "RESULTS_NOT_READY" | "JOB_CANCELLED" | "JOB_FAILED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["getEmailBulkResults"];
   };
   "/api/v1/email/bulk/{jobId}/webhook/redeliver": {
     /**
      * Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user
      * @description Queues the run's finished event again: the same bytes, a fresh V2 signature, the same `Webhook-Delivery-Id`. 409 without a webhook URL or before the run finished. Free.
      */
-    post: {
-      parameters: {
-        path: {
-          jobId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        202: {
-          content: {
-            "application/json": components["schemas"]["EmailBulkResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description WEBHOOK_NOT_CONFIGURED, JOB_NOT_FINISHED */
-        409: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "WEBHOOK_NOT_CONFIGURED" | "JOB_NOT_FINISHED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["redeliverEmailBulkWebhook"];
   };
   "/api/v1/email/monitors": {
     /**
      * The account's email monitors, newest first, 100 a page
      * @description Every email monitor of the account with its schedule, webhook status and last run. Monitors re-check a saved list weekly or monthly through the same paid walk as a batch and report what changed. Free.
      */
-    get: {
-      parameters: {
-        query?: {
-          page?: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitors: components["schemas"]["Monitor"][];
-              };
-              meta: components["schemas"]["AccountLedgerMeta"];
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["listEmailMonitors"];
     /**
      * Create a monitor; the webhook signing secret is returned once
      * @description Saves a list of email values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `email_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
      */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            name: string;
-            /** @enum {string} */
-            cadence: "weekly" | "monthly";
-            webhook_url?: string | null;
-            /**
-             * @default changes
-             * @enum {string}
-             */
-            webhook_events?: "changes" | "every_run";
-            /** @default false */
-            alert_emails?: boolean;
-            emails: string[];
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        201: {
-          content: {
-            "application/json": components["schemas"]["EmailMonitorsResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["createEmailMonitor"];
   };
   "/api/v1/email/monitors/{monitorId}": {
     /**
      * One monitor
      * @description The monitor with its schedule, next run, last run summary and webhook status. Another account's monitor is 404. Free.
      */
-    get: {
-      parameters: {
-        path: {
-          monitorId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["EmailMonitorsResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["getEmailMonitor"];
     /**
      * Delete a monitor and its baselines
      * @description Deletes the monitor, its baselines and its schedule; answers the monitor as it was. Free.
      */
-    delete: {
-      parameters: {
-        path: {
-          monitorId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["EmailMonitorsResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    delete: operations["deleteEmailMonitor"];
     /**
      * Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once
      * @description Changes the fields given (the list, `name`, `cadence`, `webhook_url`, `webhook_events`, `alert_emails`); absent fields stay. Setting a new webhook URL mints a new secret, returned once in `webhook_secret`; clearing it stops deliveries. Free.
      */
-    patch: {
-      parameters: {
-        path: {
-          monitorId: number;
-        };
-      };
-      requestBody: {
-        content: {
-          "application/json": {
-            name?: string;
-            /** @enum {string} */
-            cadence?: "weekly" | "monthly";
-            webhook_url?: string | null;
-            /** @enum {string} */
-            webhook_events?: "changes" | "every_run";
-            alert_emails?: boolean;
-            emails?: string[];
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["EmailMonitorsResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    patch: operations["updateEmailMonitor"];
   };
   "/api/v1/email/monitors/{monitorId}/run": {
     /**
      * Run a monitor now (billed like a batch); the schedule is unchanged
      * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
      */
-    post: {
-      parameters: {
-        query?: {
-          refresh?: components["schemas"]["EmailMonitorsRunParameter"];
-        };
-        path: {
-          monitorId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: components["schemas"]["Monitor"];
-                summary: components["schemas"]["AnyOfResponse19"];
-                changes: components["schemas"]["Changes"];
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS */
-        402: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INSUFFICIENT_CREDITS";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["runEmailMonitor"];
   };
   "/api/v1/email/domain-monitors": {
     /**
      * The account's email monitors, newest first, 100 a page
      * @description Every email monitor of the account with its schedule, webhook status and last run. Monitors re-check a saved list weekly or monthly through the same paid walk as a batch and report what changed. Free.
      */
-    get: {
-      parameters: {
-        query?: {
-          page?: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitors: components["schemas"]["EmailMonitor"][];
-              };
-              meta: components["schemas"]["AccountLedgerMeta"];
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["listEmailDomainMonitors"];
     /**
      * Create a monitor; the webhook signing secret is returned once
      * @description Saves a list of email values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `email_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
      */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            name: string;
-            /** @enum {string} */
-            cadence: "weekly" | "monthly";
-            webhook_url?: string | null;
-            /**
-             * @default changes
-             * @enum {string}
-             */
-            webhook_events?: "changes" | "every_run";
-            /** @default false */
-            alert_emails?: boolean;
-            domains: string[];
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        201: {
-          content: {
-            "application/json": components["schemas"]["EmailDomainMonitorsResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["createEmailDomainMonitor"];
   };
   "/api/v1/email/domain-monitors/{monitorId}": {
     /**
      * One monitor
      * @description The monitor with its schedule, next run, last run summary and webhook status. Another account's monitor is 404. Free.
      */
-    get: {
-      parameters: {
-        path: {
-          monitorId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["EmailDomainMonitorsResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["getEmailDomainMonitor"];
     /**
      * Delete a monitor and its baselines
      * @description Deletes the monitor, its baselines and its schedule; answers the monitor as it was. Free.
      */
-    delete: {
-      parameters: {
-        path: {
-          monitorId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["EmailDomainMonitorsResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    delete: operations["deleteEmailDomainMonitor"];
     /**
      * Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once
      * @description Changes the fields given (the list, `name`, `cadence`, `webhook_url`, `webhook_events`, `alert_emails`); absent fields stay. Setting a new webhook URL mints a new secret, returned once in `webhook_secret`; clearing it stops deliveries. Free.
      */
-    patch: {
-      parameters: {
-        path: {
-          monitorId: number;
-        };
-      };
-      requestBody: {
-        content: {
-          "application/json": {
-            name?: string;
-            /** @enum {string} */
-            cadence?: "weekly" | "monthly";
-            webhook_url?: string | null;
-            /** @enum {string} */
-            webhook_events?: "changes" | "every_run";
-            alert_emails?: boolean;
-            domains?: string[];
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["EmailDomainMonitorsResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    patch: operations["updateEmailDomainMonitor"];
   };
   "/api/v1/email/domain-monitors/{monitorId}/run": {
     /**
      * Run a monitor now (billed like a batch); the schedule is unchanged
      * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
      */
-    post: {
-      parameters: {
-        query?: {
-          refresh?: components["schemas"]["EmailMonitorsRunParameter"];
-        };
-        path: {
-          monitorId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: components["schemas"]["EmailMonitor"];
-                summary: components["schemas"]["AnyOfResponse20"];
-                changes: components["schemas"]["Changes"];
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS */
-        402: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INSUFFICIENT_CREDITS";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["runEmailDomainMonitor"];
   };
   "/api/v1/email/suppressions": {
     /**
      * The account's email suppression list, newest first, 100 a page
      * @description Values the account never wants answered: batch and bulk runs answer them free with reason `suppressed`. Filter by one value with the query. Free.
      */
-    get: {
-      parameters: {
-        query?: {
-          page?: number;
-          email?: string;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                suppressions: components["schemas"]["Suppression"][];
-              };
-              meta: components["schemas"]["AccountLedgerMeta"];
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["listEmailSuppressions"];
     /**
      * Suppress values by hand; batch and bulk runs then answer them free with reason `suppressed`. Test values are never suppressed: they come back in `test_values`
      * @description Adds values to the suppression list (normalized like lookups). Values that cannot be read come back in `invalid`; test values are never suppressed. Free.
      */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            emails: string[];
-            reason?: string;
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        201: {
-          content: {
-            "application/json": components["schemas"]["EmailSuppressionsResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["addEmailSuppressions"];
     /**
      * Take values off the suppression list
      * @description Removes the given values (normalized like lookups); answers how many were removed. Free.
      */
-    delete: {
-      requestBody: {
-        content: {
-          "application/json": {
-            emails: string[];
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["EmailSuppressionsResponse2"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    delete: operations["removeEmailSuppressions"];
   };
   "/api/v1/email/suppressions/{suppressionId}": {
     /**
      * Remove one suppression entry
      * @description Removes one entry by its id. Another account's entry is 404. Free.
      */
-    delete: {
-      parameters: {
-        path: {
-          suppressionId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: components["schemas"]["Suppression"];
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    delete: operations["deleteEmailSuppression"];
   };
   "/api/v1/email/history": {
     /**
      * Every email answer of the account (test values excepted), newest first, kept 90 days
      * @description What the account's email lookups answered (single, batch, bulk, monitors), newest first, 100 a page; test values are not kept. Free.
      */
-    get: {
-      parameters: {
-        query?: {
-          page?: number;
-          since?: string;
-          until?: string;
-          deliverable?: "deliverable" | "risky" | "undeliverable";
-          email?: string;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                lookups: ({
-                    id: number;
-                    request_id: string;
-                    email: string;
-                    normalized_email: string;
-                    /** @enum {string} */
-                    deliverable: "deliverable" | "risky" | "undeliverable";
-                    reason: string | null;
-                    credits_used: number;
-                    cache_hit: boolean;
-                    suppressed: boolean;
-                    created_at: components["schemas"]["CreatedAt"];
-                  })[];
-              };
-              meta: components["schemas"]["EmailBulkMeta"];
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["listEmailHistory"];
   };
   "/api/v1/email/policy": {
     /**
      * The account's email sending policy, or null
      * @description The rules that decide `policy.action` (`send`, `review`, `block`) on every email answer of the account; null when none is set. Free.
      */
-    get: {
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["EmailPolicyResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["getEmailPolicy"];
     /**
      * Replace the email sending policy; it never changes a price
      * @description Replaces the whole policy. From the next lookup, every answer carries `policy: {action, rules_hit}` and bulk CSVs the `policy_action` and `policy_rules_hit` columns. A policy never changes what a lookup costs. Free.
      */
-    put: {
-      requestBody: {
-        content: {
-          "application/json": {
-            deliverable?: components["schemas"]["Deliverable"];
-            risk_level?: components["schemas"]["RiskLevel"];
-            reasons?: components["schemas"]["Reasons"];
-            /** @enum {string} */
-            disposable?: "send" | "review" | "block";
-            /** @enum {string} */
-            role?: "send" | "review" | "block";
-            /** @enum {string} */
-            catch_all?: "send" | "review" | "block";
-            /** @enum {string} */
-            free_provider?: "send" | "review" | "block";
-            /** @enum {string} */
-            did_you_mean?: "send" | "review" | "block";
-            allowed_domains?: string[];
-            blocked_domains?: string[];
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["EmailPolicyResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    put: operations["replaceEmailPolicy"];
     /**
      * Remove the sending policy; answers then carry policy: null
      * @description Deletes the policy; `deleted` is false when there was none. Free.
      */
-    delete: {
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["EmailPolicyResponse2"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    delete: operations["deleteEmailPolicy"];
   };
   "/api/v1/email/feedback": {
     /**
      * Report delivery outcomes of email values (normalized); free
      * @description Reports what happened when the account used values it looked up (delivered, bounced, complained, ...). Feedback is counted in the summary and feeds the product's delivery-feedback dataset; it never changes a past answer or a price. Free.
      */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            events: ({
-                email: string;
-                /** @enum {string} */
-                outcome: "delivered" | "bounced" | "complained";
-                occurred_at?: components["schemas"]["OccurredAt"];
-                detail?: string;
-                /** @enum {string} */
-                bounce_type?: "hard" | "soft";
-              })[];
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["EmailFeedbackResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["reportEmailFeedback"];
   };
   "/api/v1/email/feedback/summary": {
     /**
      * Feedback counts by outcome and by domain over a window (default the last 30 days)
      * @description Counts of the account's feedback by outcome, and by the answer it followed, over a window. Free.
      */
-    get: {
-      parameters: {
-        query?: {
-          since?: string;
-          until?: string;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                since: components["schemas"]["CreatedAt"];
-                until: components["schemas"]["CreatedAt"];
-                total: number;
-                outcomes: {
-                  [key: string]: number;
-                };
-                kinds: components["schemas"]["Kinds"];
-                by_domain: {
-                    domain: string;
-                    total: number;
-                    delivered: number;
-                    bounced: number;
-                    complained: number;
-                  }[];
-                ignored: number;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["getEmailFeedbackSummary"];
   };
   "/api/v1/email/feedback/{provider}/{feedbackKey}": {
     /**
      * Inbound delivery webhook from a sending provider (sendgrid, mailgun, postmark, ses); authenticated by the fb_ key in the URL
      * @description Give this URL to your sending provider: each of its delivery events is mapped to `delivered`, `bounced` or `complained` and recorded as feedback. No secret key: the `fb_` key in the path identifies the account. An unknown provider is 404 `UNKNOWN_FEEDBACK_PROVIDER`. Free.
      */
-    post: {
-      parameters: {
-        path: {
-          provider: string;
-          feedbackKey: string;
-        };
-      };
-      requestBody: {
-        content: {
-          "application/json": unknown;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["EmailFeedbackResponse2"];
-          };
-        };
-        /** @description INVALID_FEEDBACK_KEY */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INVALID_FEEDBACK_KEY";
-              };
-            };
-          };
-        };
-        /** @description UNKNOWN_FEEDBACK_PROVIDER */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNKNOWN_FEEDBACK_PROVIDER";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["receiveEmailProviderFeedback"];
   };
   "/api/v1/phone/bulk": {
     /**
      * List phone bulk runs, newest first, 100 a page
      * @description Runs of the account, newest first, filtered by `status` and a creation window (`since`, `until`); runs are kept 30 days. Free.
      */
-    get: {
-      parameters: {
-        query?: {
-          status?: "queued" | "processing" | "completed" | "failed" | "cancelled";
-          since?: string;
-          until?: string;
-          page?: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                jobs: components["schemas"]["PhoneJob"][];
-              };
-              meta: components["schemas"]["EmailBulkMeta"];
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["listPhoneBulkRuns"];
     /**
      * Start a bulk phone run (up to 100,000 values); the webhook secret is returned once
      * @description Stores the list (duplicates collapsed by the product's key) and queues the run; answers 202 with the job before any value is looked up. Values are billed as they are answered, like a batch (test values, repeats and suppressed values free). `Idempotency-Key` replays the first answer for the same list. Poll `GET /phone/bulk/{jobId}` or give `webhook_url`: `bulk_phone_job.finished` is posted there, signed with the `webhook_secret` returned only here.
      */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            phones: components["schemas"]["ItemsResponse2"][];
-            webhook_url?: string | null;
-            refresh?: boolean | null;
-            max_age?: number | null;
-            network?: components["schemas"]["Network"];
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        202: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: components["schemas"]["PhoneJob"];
-                webhook_secret: string | null;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description IDEMPOTENCY_KEY_REUSED */
-        409: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "IDEMPOTENCY_KEY_REUSED";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["startPhoneBulkRun"];
   };
   "/api/v1/phone/bulk/{jobId}": {
     /**
      * Poll one run
      * @description The run's status, counters, credits used, `stopped_reason` and webhook status. Another account's run is 404. Free.
      */
-    get: {
-      parameters: {
-        path: {
-          jobId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["PhoneBulkResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["getPhoneBulkRun"];
   };
   "/api/v1/phone/bulk/{jobId}/cancel": {
     /**
      * Cancel a queued or running run
      * @description Asks the run to stop: a queued run is cancelled at once, a running one at its next step; rows answered so far stay billed and in the results. 409 when it already finished. Free.
      */
-    post: {
-      parameters: {
-        path: {
-          jobId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["PhoneBulkResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description JOB_ALREADY_FINISHED */
-        409: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "JOB_ALREADY_FINISHED";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["cancelPhoneBulkRun"];
   };
   "/api/v1/phone/bulk/{jobId}/resume": {
     /**
      * Resume a run that stopped for lack of credits
      * @description Continues a run that stopped with `insufficient_credits` or `key_spend_cap` from the first row not answered. 409 when the run cannot resume or its input was deleted (after 7 days). Free; the rows are billed as they are answered.
      */
-    post: {
-      parameters: {
-        path: {
-          jobId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["PhoneBulkResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description JOB_NOT_RESUMABLE, JOB_INPUT_EXPIRED */
-        409: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "JOB_NOT_RESUMABLE" | "JOB_INPUT_EXPIRED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["resumePhoneBulkRun"];
   };
   "/api/v1/phone/bulk/{jobId}/results": {
     /**
      * Results as CSV (kept 30 days): index, input, phone, valid, e164, country, line_type, carrier, location, disposable, reason, risk_score, risk_level, policy_action, policy_rules_hit, credits_used, suppressed
      * @description The results as `text/csv` (RFC 4180, cells that a spreadsheet would run as formulas prefixed with `'`), one row per submitted row in input order; `variant` keeps the rows of one verdict counter. 409 while the run is going, or when it was cancelled or failed before any row. Free.
      */
-    get: {
-      parameters: {
-        query?: {
-          variant?: "valid" | "invalid" | "mobile" | "fixed_line" | "voip" | "disposable";
-        };
-        path: {
-          jobId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["EmailBulkResultsResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description RESULTS_NOT_READY, JOB_CANCELLED, JOB_FAILED */
-        409: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "RESULTS_NOT_READY" | "JOB_CANCELLED" | "JOB_FAILED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["getPhoneBulkResults"];
   };
   "/api/v1/phone/bulk/{jobId}/webhook/redeliver": {
     /**
      * Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user
      * @description Queues the run's finished event again: the same bytes, a fresh V2 signature, the same `Webhook-Delivery-Id`. 409 without a webhook URL or before the run finished. Free.
      */
-    post: {
-      parameters: {
-        path: {
-          jobId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        202: {
-          content: {
-            "application/json": components["schemas"]["PhoneBulkResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description WEBHOOK_NOT_CONFIGURED, JOB_NOT_FINISHED */
-        409: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "WEBHOOK_NOT_CONFIGURED" | "JOB_NOT_FINISHED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["redeliverPhoneBulkWebhook"];
   };
   "/api/v1/phone/monitors": {
     /**
      * The account's phone monitors, newest first, 100 a page
      * @description Every phone monitor of the account with its schedule, webhook status and last run. Monitors re-check a saved list weekly or monthly through the same paid walk as a batch and report what changed. Free.
      */
-    get: {
-      parameters: {
-        query?: {
-          page?: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitors: components["schemas"]["PhoneMonitor"][];
-              };
-              meta: components["schemas"]["AccountLedgerMeta"];
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["listPhoneMonitors"];
     /**
      * Create a monitor; the webhook signing secret is returned once
      * @description Saves a list of phone values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `phone_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
      */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            name: string;
-            /** @enum {string} */
-            cadence: "weekly" | "monthly";
-            webhook_url?: string | null;
-            /**
-             * @default changes
-             * @enum {string}
-             */
-            webhook_events?: "changes" | "every_run";
-            /** @default false */
-            alert_emails?: boolean;
-            network?: components["schemas"]["Network"];
-            phones: components["schemas"]["Phones"];
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        201: {
-          content: {
-            "application/json": components["schemas"]["PhoneMonitorsResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["createPhoneMonitor"];
   };
   "/api/v1/phone/monitors/{monitorId}": {
     /**
      * One monitor
      * @description The monitor with its schedule, next run, last run summary and webhook status. Another account's monitor is 404. Free.
      */
-    get: {
-      parameters: {
-        path: {
-          monitorId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["PhoneMonitorsResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["getPhoneMonitor"];
     /**
      * Delete a monitor and its baselines
      * @description Deletes the monitor, its baselines and its schedule; answers the monitor as it was. Free.
      */
-    delete: {
-      parameters: {
-        path: {
-          monitorId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["PhoneMonitorsResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    delete: operations["deletePhoneMonitor"];
     /**
      * Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once
      * @description Changes the fields given (the list, `name`, `cadence`, `webhook_url`, `webhook_events`, `alert_emails`); absent fields stay. Setting a new webhook URL mints a new secret, returned once in `webhook_secret`; clearing it stops deliveries. Free.
      */
-    patch: {
-      parameters: {
-        path: {
-          monitorId: number;
-        };
-      };
-      requestBody: {
-        content: {
-          "application/json": {
-            name?: string;
-            /** @enum {string} */
-            cadence?: "weekly" | "monthly";
-            webhook_url?: string | null;
-            /** @enum {string} */
-            webhook_events?: "changes" | "every_run";
-            alert_emails?: boolean;
-            network?: boolean;
-            phones?: components["schemas"]["Phones"];
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["PhoneMonitorsResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    patch: operations["updatePhoneMonitor"];
   };
   "/api/v1/phone/monitors/{monitorId}/run": {
     /**
      * Run a monitor now (billed like a batch); the schedule is unchanged
      * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
      */
-    post: {
-      parameters: {
-        query?: {
-          refresh?: components["schemas"]["EmailMonitorsRunParameter"];
-        };
-        path: {
-          monitorId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: components["schemas"]["PhoneMonitor"];
-                summary: components["schemas"]["AnyOfResponse22"];
-                changes: components["schemas"]["Changes"];
-                flags: {
-                  [key: string]: string[];
-                };
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS */
-        402: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INSUFFICIENT_CREDITS";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["runPhoneMonitor"];
   };
   "/api/v1/phone/suppressions": {
     /**
      * The account's phone suppression list, newest first, 100 a page
      * @description Values the account never wants answered: batch and bulk runs answer them free with reason `suppressed`. Filter by one value with the query. Free.
      */
-    get: {
-      parameters: {
-        query?: {
-          page?: number;
-          phone?: string;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                suppressions: components["schemas"]["PhoneSuppression"][];
-              };
-              meta: components["schemas"]["AccountLedgerMeta"];
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["listPhoneSuppressions"];
     /**
      * Suppress values by hand; batch and bulk runs then answer them free with reason `suppressed`. Test values are never suppressed: they come back in `test_values`
      * @description Adds values to the suppression list (normalized like lookups). Values that cannot be read come back in `invalid`; test values are never suppressed. Free.
      */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            phones: components["schemas"]["Phones"];
-            reason?: string;
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        201: {
-          content: {
-            "application/json": components["schemas"]["EmailSuppressionsResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["addPhoneSuppressions"];
     /**
      * Take values off the suppression list
      * @description Removes the given values (normalized like lookups); answers how many were removed. Free.
      */
-    delete: {
-      requestBody: {
-        content: {
-          "application/json": {
-            phones: components["schemas"]["Phones"];
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["EmailSuppressionsResponse2"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    delete: operations["removePhoneSuppressions"];
   };
   "/api/v1/phone/suppressions/{suppressionId}": {
     /**
      * Remove one suppression entry
      * @description Removes one entry by its id. Another account's entry is 404. Free.
      */
-    delete: {
-      parameters: {
-        path: {
-          suppressionId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: components["schemas"]["PhoneSuppression"];
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    delete: operations["deletePhoneSuppression"];
   };
   "/api/v1/phone/history": {
     /**
      * Every phone answer of the account (test values excepted), newest first, kept 90 days
      * @description What the account's phone lookups answered (single, batch, bulk, monitors), newest first, 100 a page; test values are not kept. Free.
      */
-    get: {
-      parameters: {
-        query?: {
-          page?: number;
-          since?: string;
-          until?: string;
-          status?: "valid" | "invalid";
-          phone?: string;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                lookups: ({
-                    id: number;
-                    request_id: string;
-                    phone: string;
-                    e164: string;
-                    /** @enum {string} */
-                    status: "valid" | "invalid";
-                    reason: string | null;
-                    credits_used: number;
-                    cache_hit: boolean;
-                    suppressed: boolean;
-                    created_at: components["schemas"]["CreatedAt"];
-                  })[];
-              };
-              meta: components["schemas"]["EmailBulkMeta"];
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["listPhoneHistory"];
   };
   "/api/v1/phone/policy": {
     /**
      * The account's phone sending policy, or null
      * @description The rules that decide `policy.action` (`send`, `review`, `block`) on every phone answer of the account; null when none is set. Free.
      */
-    get: {
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["PhonePolicyResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["getPhonePolicy"];
     /**
      * Replace the phone sending policy; it never changes a price
      * @description Replaces the whole policy. From the next lookup, every answer carries `policy: {action, rules_hit}` and bulk CSVs the `policy_action` and `policy_rules_hit` columns. A policy never changes what a lookup costs. Free.
      */
-    put: {
-      requestBody: {
-        content: {
-          "application/json": {
-            allowed_countries?: string[];
-            blocked_countries?: string[];
-            line_types?: components["schemas"]["LineTypes"];
-            risk_level?: components["schemas"]["RiskLevel"];
-            reasons?: components["schemas"]["PropertiesReasons"];
-            /** @enum {string} */
-            disposable?: "send" | "review" | "block";
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["PhonePolicyResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    put: operations["replacePhonePolicy"];
     /**
      * Remove the sending policy; answers then carry policy: null
      * @description Deletes the policy; `deleted` is false when there was none. Free.
      */
-    delete: {
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["EmailPolicyResponse2"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    delete: operations["deletePhonePolicy"];
   };
   "/api/v1/phone/feedback": {
     /**
      * Report delivery outcomes of phone values (normalized); free
      * @description Reports what happened when the account used values it looked up (delivered, bounced, complained, ...). Feedback is counted in the summary and feeds the product's delivery-feedback dataset; it never changes a past answer or a price. Free.
      */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            events: ({
-                phone: components["schemas"]["ItemsResponse2"];
-                /** @enum {string} */
-                outcome: "delivered" | "failed" | "rejected" | "opted_out";
-                occurred_at?: components["schemas"]["OccurredAt"];
-                detail?: string;
-                /** @enum {string} */
-                failure?: "permanent" | "temporary";
-              })[];
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["EmailFeedbackResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["reportPhoneFeedback"];
   };
   "/api/v1/phone/feedback/summary": {
     /**
      * Feedback counts by outcome and by country over a window (default the last 30 days)
      * @description Counts of the account's feedback by outcome, and by the answer it followed, over a window. Free.
      */
-    get: {
-      parameters: {
-        query?: {
-          since?: string;
-          until?: string;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                since: components["schemas"]["CreatedAt"];
-                until: components["schemas"]["CreatedAt"];
-                total: number;
-                outcomes: {
-                  [key: string]: number;
-                };
-                kinds: components["schemas"]["Kinds"];
-                by_country: {
-                    country: string;
-                    total: number;
-                    delivered: number;
-                    failed: number;
-                    rejected: number;
-                    opted_out: number;
-                  }[];
-                ignored: number;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["getPhoneFeedbackSummary"];
   };
   "/api/v1/phone/feedback/{provider}/{feedbackKey}": {
     /**
      * Inbound delivery webhook from a sending provider (twilio, vonage, plivo, sinch); authenticated by the fb_ key in the URL
      * @description Give this URL to your sending provider: each of its delivery events is mapped to `delivered`, `bounced` or `complained` and recorded as feedback. No secret key: the `fb_` key in the path identifies the account. An unknown provider is 404 `UNKNOWN_FEEDBACK_PROVIDER`. Free.
      */
-    post: {
-      parameters: {
-        path: {
-          provider: string;
-          feedbackKey: string;
-        };
-      };
-      requestBody: {
-        content: {
-          "application/json": unknown;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["EmailFeedbackResponse2"];
-          };
-        };
-        /** @description INVALID_FEEDBACK_KEY */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INVALID_FEEDBACK_KEY";
-              };
-            };
-          };
-        };
-        /** @description UNKNOWN_FEEDBACK_PROVIDER */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNKNOWN_FEEDBACK_PROVIDER";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["receivePhoneProviderFeedback"];
   };
   "/api/v1/ip/bulk": {
     /**
      * List ip bulk runs, newest first, 100 a page
      * @description Runs of the account, newest first, filtered by `status` and a creation window (`since`, `until`); runs are kept 30 days. Free.
      */
-    get: {
-      parameters: {
-        query?: {
-          status?: "queued" | "processing" | "completed" | "failed" | "cancelled";
-          since?: string;
-          until?: string;
-          page?: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                jobs: components["schemas"]["IpJob"][];
-              };
-              meta: components["schemas"]["EmailBulkMeta"];
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["listIpBulkRuns"];
     /**
      * Start a bulk ip run (up to 100,000 values); the webhook secret is returned once
      * @description Stores the list (duplicates collapsed by the product's key) and queues the run; answers 202 with the job before any value is looked up. Values are billed as they are answered, like a batch (test values, repeats and suppressed values free). `Idempotency-Key` replays the first answer for the same list. Poll `GET /ip/bulk/{jobId}` or give `webhook_url`: `bulk_ip_job.finished` is posted there, signed with the `webhook_secret` returned only here.
      */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            ips: string[];
-            webhook_url?: string | null;
-            refresh?: boolean | null;
-            max_age?: number | null;
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        202: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: components["schemas"]["IpJob"];
-                webhook_secret: string | null;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description IDEMPOTENCY_KEY_REUSED */
-        409: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "IDEMPOTENCY_KEY_REUSED";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["startIpBulkRun"];
   };
   "/api/v1/ip/bulk/{jobId}": {
     /**
      * Poll one run
      * @description The run's status, counters, credits used, `stopped_reason` and webhook status. Another account's run is 404. Free.
      */
-    get: {
-      parameters: {
-        path: {
-          jobId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["IpBulkResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["getIpBulkRun"];
   };
   "/api/v1/ip/bulk/{jobId}/cancel": {
     /**
      * Cancel a queued or running run
      * @description Asks the run to stop: a queued run is cancelled at once, a running one at its next step; rows answered so far stay billed and in the results. 409 when it already finished. Free.
      */
-    post: {
-      parameters: {
-        path: {
-          jobId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["IpBulkResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description JOB_ALREADY_FINISHED */
-        409: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "JOB_ALREADY_FINISHED";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["cancelIpBulkRun"];
   };
   "/api/v1/ip/bulk/{jobId}/resume": {
     /**
      * Resume a run that stopped for lack of credits
      * @description Continues a run that stopped with `insufficient_credits` or `key_spend_cap` from the first row not answered. 409 when the run cannot resume or its input was deleted (after 7 days). Free; the rows are billed as they are answered.
      */
-    post: {
-      parameters: {
-        path: {
-          jobId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["IpBulkResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description JOB_NOT_RESUMABLE, JOB_INPUT_EXPIRED */
-        409: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "JOB_NOT_RESUMABLE" | "JOB_INPUT_EXPIRED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["resumeIpBulkRun"];
   };
   "/api/v1/ip/bulk/{jobId}/results": {
     /**
      * Results as CSV (kept 30 days): index, input, ip, valid, version, reserved, reserved_range, placed, country, country_name, continent, city, region, postal_code, latitude, longitude, accuracy_radius_km, asn, as_name, network, hosting, hosting_provider, tor, vpn, proxy, anonymous, list, list_kind, feedback, reason, risk_score, risk_level, credits_used, suppressed
      * @description The results as `text/csv` (RFC 4180, cells that a spreadsheet would run as formulas prefixed with `'`), one row per submitted row in input order; `variant` keeps the rows of one verdict counter. 409 while the run is going, or when it was cancelled or failed before any row. Free.
      */
-    get: {
-      parameters: {
-        query?: {
-          variant?: "low" | "medium" | "high";
-        };
-        path: {
-          jobId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["EmailBulkResultsResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description RESULTS_NOT_READY, JOB_CANCELLED, JOB_FAILED */
-        409: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "RESULTS_NOT_READY" | "JOB_CANCELLED" | "JOB_FAILED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["getIpBulkResults"];
   };
   "/api/v1/ip/bulk/{jobId}/webhook/redeliver": {
     /**
      * Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user
      * @description Queues the run's finished event again: the same bytes, a fresh V2 signature, the same `Webhook-Delivery-Id`. 409 without a webhook URL or before the run finished. Free.
      */
-    post: {
-      parameters: {
-        path: {
-          jobId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        202: {
-          content: {
-            "application/json": components["schemas"]["IpBulkResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description WEBHOOK_NOT_CONFIGURED, JOB_NOT_FINISHED */
-        409: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "WEBHOOK_NOT_CONFIGURED" | "JOB_NOT_FINISHED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["redeliverIpBulkWebhook"];
   };
   "/api/v1/ip/monitors": {
     /**
      * The account's ip monitors, newest first, 100 a page
      * @description Every ip monitor of the account with its schedule, webhook status and last run. Monitors re-check a saved list weekly or monthly through the same paid walk as a batch and report what changed. Free.
      */
-    get: {
-      parameters: {
-        query?: {
-          page?: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitors: components["schemas"]["IpMonitor"][];
-              };
-              meta: components["schemas"]["AccountLedgerMeta"];
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["listIpMonitors"];
     /**
      * Create a monitor; the webhook signing secret is returned once
      * @description Saves a list of ip values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `ip_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
      */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            name: string;
-            /** @enum {string} */
-            cadence: "weekly" | "monthly";
-            webhook_url?: string | null;
-            /**
-             * @default changes
-             * @enum {string}
-             */
-            webhook_events?: "changes" | "every_run";
-            /** @default false */
-            alert_emails?: boolean;
-            ips: string[];
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        201: {
-          content: {
-            "application/json": components["schemas"]["IpMonitorsResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["createIpMonitor"];
   };
   "/api/v1/ip/monitors/{monitorId}": {
     /**
      * One monitor
      * @description The monitor with its schedule, next run, last run summary and webhook status. Another account's monitor is 404. Free.
      */
-    get: {
-      parameters: {
-        path: {
-          monitorId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["IpMonitorsResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["getIpMonitor"];
     /**
      * Delete a monitor and its baselines
      * @description Deletes the monitor, its baselines and its schedule; answers the monitor as it was. Free.
      */
-    delete: {
-      parameters: {
-        path: {
-          monitorId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["IpMonitorsResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    delete: operations["deleteIpMonitor"];
     /**
      * Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once
      * @description Changes the fields given (the list, `name`, `cadence`, `webhook_url`, `webhook_events`, `alert_emails`); absent fields stay. Setting a new webhook URL mints a new secret, returned once in `webhook_secret`; clearing it stops deliveries. Free.
      */
-    patch: {
-      parameters: {
-        path: {
-          monitorId: number;
-        };
-      };
-      requestBody: {
-        content: {
-          "application/json": {
-            name?: string;
-            /** @enum {string} */
-            cadence?: "weekly" | "monthly";
-            webhook_url?: string | null;
-            /** @enum {string} */
-            webhook_events?: "changes" | "every_run";
-            alert_emails?: boolean;
-            ips?: string[];
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["IpMonitorsResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    patch: operations["updateIpMonitor"];
   };
   "/api/v1/ip/monitors/{monitorId}/run": {
     /**
      * Run a monitor now (billed like a batch); the schedule is unchanged
      * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
      */
-    post: {
-      parameters: {
-        query?: {
-          refresh?: components["schemas"]["EmailMonitorsRunParameter"];
-        };
-        path: {
-          monitorId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: components["schemas"]["IpMonitor"];
-                summary: components["schemas"]["AnyOfResponse24"];
-                changes: components["schemas"]["Changes"];
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS */
-        402: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INSUFFICIENT_CREDITS";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["runIpMonitor"];
   };
   "/api/v1/ip/history": {
     /**
      * Every ip answer of the account (test values excepted), newest first, kept 90 days
      * @description What the account's ip lookups answered (single, batch, bulk, monitors), newest first, 100 a page; test values are not kept. Free.
      */
-    get: {
-      parameters: {
-        query?: {
-          page?: number;
-          since?: string;
-          until?: string;
-          risk_level?: "low" | "medium" | "high";
-          ip?: string;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                lookups: ({
-                    id: number;
-                    request_id: string;
-                    ip: string;
-                    normalized_ip: string;
-                    /** @enum {string} */
-                    risk_level: "low" | "medium" | "high";
-                    reason: string | null;
-                    credits_used: number;
-                    cache_hit: boolean;
-                    suppressed: boolean;
-                    created_at: components["schemas"]["CreatedAt"];
-                  })[];
-              };
-              meta: components["schemas"]["EmailBulkMeta"];
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["listIpHistory"];
   };
   "/api/v1/ip/feedback": {
     /**
      * Report delivery outcomes of ip values (normalized); free
      * @description Reports what happened when the account used values it looked up (delivered, bounced, complained, ...). Feedback is counted in the summary and feeds the product's delivery-feedback dataset; it never changes a past answer or a price. Free.
      */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            events: ({
-                ip: string;
-                /** @enum {string} */
-                outcome: "legit" | "fraud" | "chargeback" | "abuse" | "spam";
-                occurred_at?: components["schemas"]["OccurredAt"];
-                detail?: string;
-              })[];
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["EmailFeedbackResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["reportIpFeedback"];
   };
   "/api/v1/ip/feedback/summary": {
     /**
      * Feedback counts by outcome and by asn over a window (default the last 30 days)
      * @description Counts of the account's feedback by outcome, and by the answer it followed, over a window. Free.
      */
-    get: {
-      parameters: {
-        query?: {
-          since?: string;
-          until?: string;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                since: components["schemas"]["CreatedAt"];
-                until: components["schemas"]["CreatedAt"];
-                total: number;
-                outcomes: {
-                  [key: string]: number;
-                };
-                kinds: components["schemas"]["Kinds"];
-                by_asn: {
-                    asn: string;
-                    total: number;
-                    legit: number;
-                    fraud: number;
-                    chargeback: number;
-                    abuse: number;
-                    spam: number;
-                  }[];
-                ignored: number;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["getIpFeedbackSummary"];
   };
   "/api/v1/address/bulk": {
     /**
      * List address bulk runs, newest first, 100 a page
      * @description Runs of the account, newest first, filtered by `status` and a creation window (`since`, `until`); runs are kept 30 days. Free.
      */
-    get: {
-      parameters: {
-        query?: {
-          status?: "queued" | "processing" | "completed" | "failed" | "cancelled";
-          since?: string;
-          until?: string;
-          page?: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                jobs: components["schemas"]["AddressJob"][];
-              };
-              meta: components["schemas"]["EmailBulkMeta"];
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["listAddressBulkRuns"];
     /**
      * Start a bulk address run (up to 100,000 values); the webhook secret is returned once
      * @description Stores the list (duplicates collapsed by the product's key) and queues the run; answers 202 with the job before any value is looked up. Values are billed as they are answered, like a batch (test values, repeats and suppressed values free). `Idempotency-Key` replays the first answer for the same list. Poll `GET /address/bulk/{jobId}` or give `webhook_url`: `bulk_address_job.finished` is posted there, signed with the `webhook_secret` returned only here.
      */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            addresses: components["schemas"]["Address"][];
-            webhook_url?: string | null;
-            refresh?: boolean | null;
-            max_age?: number | null;
-            country?: string | null;
-            /** @default false */
-            deliverability?: boolean;
-            /** @default false */
-            delivery_point?: boolean;
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        202: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: components["schemas"]["AddressJob"];
-                webhook_secret: string | null;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description IDEMPOTENCY_KEY_REUSED */
-        409: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "IDEMPOTENCY_KEY_REUSED";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["startAddressBulkRun"];
   };
   "/api/v1/address/bulk/{jobId}": {
     /**
      * Poll one run
      * @description The run's status, counters, credits used, `stopped_reason` and webhook status. Another account's run is 404. Free.
      */
-    get: {
-      parameters: {
-        path: {
-          jobId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["AddressBulkResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["getAddressBulkRun"];
   };
   "/api/v1/address/bulk/{jobId}/cancel": {
     /**
      * Cancel a queued or running run
      * @description Asks the run to stop: a queued run is cancelled at once, a running one at its next step; rows answered so far stay billed and in the results. 409 when it already finished. Free.
      */
-    post: {
-      parameters: {
-        path: {
-          jobId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["AddressBulkResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description JOB_ALREADY_FINISHED */
-        409: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "JOB_ALREADY_FINISHED";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["cancelAddressBulkRun"];
   };
   "/api/v1/address/bulk/{jobId}/resume": {
     /**
      * Resume a run that stopped for lack of credits
      * @description Continues a run that stopped with `insufficient_credits` or `key_spend_cap` from the first row not answered. 409 when the run cannot resume or its input was deleted (after 7 days). Free; the rows are billed as they are answered.
      */
-    post: {
-      parameters: {
-        path: {
-          jobId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["AddressBulkResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description JOB_NOT_RESUMABLE, JOB_INPUT_EXPIRED */
-        409: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "JOB_NOT_RESUMABLE" | "JOB_INPUT_EXPIRED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["resumeAddressBulkRun"];
   };
   "/api/v1/address/bulk/{jobId}/results": {
     /**
      * Results as CSV (kept 30 days): index, input, country, validity, verification, precision, reason, line1, line2, locality, region, postcode, formatted, postcode_found, locality_matches_postcode, region_matches_postcode, po_box, missing_components, latitude, longitude, deliverable, risk_score, risk_level, policy_action, policy_rules_hit, credits_used, suppressed
      * @description The results as `text/csv` (RFC 4180, cells that a spreadsheet would run as formulas prefixed with `'`), one row per submitted row in input order; `variant` keeps the rows of one verdict counter. 409 while the run is going, or when it was cancelled or failed before any row. Free.
      */
-    get: {
-      parameters: {
-        query?: {
-          variant?: "valid" | "invalid" | "low" | "medium" | "high";
-        };
-        path: {
-          jobId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["EmailBulkResultsResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description RESULTS_NOT_READY, JOB_CANCELLED, JOB_FAILED */
-        409: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "RESULTS_NOT_READY" | "JOB_CANCELLED" | "JOB_FAILED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["getAddressBulkResults"];
   };
   "/api/v1/address/bulk/{jobId}/webhook/redeliver": {
     /**
      * Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user
      * @description Queues the run's finished event again: the same bytes, a fresh V2 signature, the same `Webhook-Delivery-Id`. 409 without a webhook URL or before the run finished. Free.
      */
-    post: {
-      parameters: {
-        path: {
-          jobId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        202: {
-          content: {
-            "application/json": components["schemas"]["AddressBulkResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description WEBHOOK_NOT_CONFIGURED, JOB_NOT_FINISHED */
-        409: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "WEBHOOK_NOT_CONFIGURED" | "JOB_NOT_FINISHED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["redeliverAddressBulkWebhook"];
   };
   "/api/v1/address/monitors": {
     /**
      * The account's address monitors, newest first, 100 a page
      * @description Every address monitor of the account with its schedule, webhook status and last run. Monitors re-check a saved list weekly or monthly through the same paid walk as a batch and report what changed. Free.
      */
-    get: {
-      parameters: {
-        query?: {
-          page?: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitors: components["schemas"]["AddressMonitor"][];
-              };
-              meta: components["schemas"]["AccountLedgerMeta"];
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["listAddressMonitors"];
     /**
      * Create a monitor; the webhook signing secret is returned once
      * @description Saves a list of address values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `address_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
      */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            name: string;
-            /** @enum {string} */
-            cadence: "weekly" | "monthly";
-            webhook_url?: string | null;
-            /**
-             * @default changes
-             * @enum {string}
-             */
-            webhook_events?: "changes" | "every_run";
-            /** @default false */
-            alert_emails?: boolean;
-            /** @default false */
-            delivery_point?: boolean;
-            addresses: components["schemas"]["AddressAddresses"];
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        201: {
-          content: {
-            "application/json": components["schemas"]["AddressMonitorsResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["createAddressMonitor"];
   };
   "/api/v1/address/monitors/{monitorId}": {
     /**
      * One monitor
      * @description The monitor with its schedule, next run, last run summary and webhook status. Another account's monitor is 404. Free.
      */
-    get: {
-      parameters: {
-        path: {
-          monitorId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["AddressMonitorsResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["getAddressMonitor"];
     /**
      * Delete a monitor and its baselines
      * @description Deletes the monitor, its baselines and its schedule; answers the monitor as it was. Free.
      */
-    delete: {
-      parameters: {
-        path: {
-          monitorId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["AddressMonitorsResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    delete: operations["deleteAddressMonitor"];
     /**
      * Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once
      * @description Changes the fields given (the list, `name`, `cadence`, `webhook_url`, `webhook_events`, `alert_emails`); absent fields stay. Setting a new webhook URL mints a new secret, returned once in `webhook_secret`; clearing it stops deliveries. Free.
      */
-    patch: {
-      parameters: {
-        path: {
-          monitorId: number;
-        };
-      };
-      requestBody: {
-        content: {
-          "application/json": {
-            name?: string;
-            /** @enum {string} */
-            cadence?: "weekly" | "monthly";
-            webhook_url?: string | null;
-            /** @enum {string} */
-            webhook_events?: "changes" | "every_run";
-            alert_emails?: boolean;
-            delivery_point?: boolean;
-            addresses?: components["schemas"]["AddressAddresses"];
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["AddressMonitorsResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    patch: operations["updateAddressMonitor"];
   };
   "/api/v1/address/monitors/{monitorId}/run": {
     /**
      * Run a monitor now (billed like a batch); the schedule is unchanged
      * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
      */
-    post: {
-      parameters: {
-        query?: {
-          refresh?: components["schemas"]["EmailMonitorsRunParameter"];
-        };
-        path: {
-          monitorId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: components["schemas"]["AddressMonitor"];
-                summary: components["schemas"]["AnyOfResponse25"];
-                changes: components["schemas"]["Changes"];
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS */
-        402: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INSUFFICIENT_CREDITS";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["runAddressMonitor"];
   };
   "/api/v1/address/suppressions": {
     /**
      * The account's address suppression list, newest first, 100 a page
      * @description Values the account never wants answered: batch and bulk runs answer them free with reason `suppressed`. Filter by one value with the query. Free.
      */
-    get: {
-      parameters: {
-        query?: {
-          page?: number;
-          address?: string;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                suppressions: components["schemas"]["AddressSuppression"][];
-              };
-              meta: components["schemas"]["AccountLedgerMeta"];
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["listAddressSuppressions"];
     /**
      * Suppress values by hand; batch and bulk runs then answer them free with reason `suppressed`. Test values are never suppressed: they come back in `test_values`
      * @description Adds values to the suppression list (normalized like lookups). Values that cannot be read come back in `invalid`; test values are never suppressed. Free.
      */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            addresses: components["schemas"]["AddressAddresses2"];
-            reason?: string;
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        201: {
-          content: {
-            "application/json": components["schemas"]["EmailSuppressionsResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["addAddressSuppressions"];
     /**
      * Take values off the suppression list
      * @description Removes the given values (normalized like lookups); answers how many were removed. Free.
      */
-    delete: {
-      requestBody: {
-        content: {
-          "application/json": {
-            addresses: components["schemas"]["AddressAddresses2"];
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["EmailSuppressionsResponse2"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    delete: operations["removeAddressSuppressions"];
   };
   "/api/v1/address/suppressions/{suppressionId}": {
     /**
      * Remove one suppression entry
      * @description Removes one entry by its id. Another account's entry is 404. Free.
      */
-    delete: {
-      parameters: {
-        path: {
-          suppressionId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: components["schemas"]["AddressSuppression"];
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    delete: operations["deleteAddressSuppression"];
   };
   "/api/v1/address/history": {
     /**
      * Every address answer of the account (test values excepted), newest first, kept 90 days
      * @description What the account's address lookups answered (single, batch, bulk, monitors), newest first, 100 a page; test values are not kept. Free.
      */
-    get: {
-      parameters: {
-        query?: {
-          page?: number;
-          since?: string;
-          until?: string;
-          verification?: "verified" | "format_only" | "invalid";
-          address?: string;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                lookups: ({
-                    id: number;
-                    request_id: string;
-                    address: string;
-                    normalized_address: string;
-                    /** @enum {string} */
-                    verification: "verified" | "format_only" | "invalid";
-                    reason: string | null;
-                    credits_used: number;
-                    cache_hit: boolean;
-                    suppressed: boolean;
-                    created_at: components["schemas"]["CreatedAt"];
-                  })[];
-              };
-              meta: components["schemas"]["EmailBulkMeta"];
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["listAddressHistory"];
   };
   "/api/v1/address/policy": {
     /**
      * The account's address sending policy, or null
      * @description The rules that decide `policy.action` (`send`, `review`, `block`) on every address answer of the account; null when none is set. Free.
      */
-    get: {
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["AddressPolicyResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["getAddressPolicy"];
     /**
      * Replace the address sending policy; it never changes a price
      * @description Replaces the whole policy. From the next lookup, every answer carries `policy: {action, rules_hit}` and bulk CSVs the `policy_action` and `policy_rules_hit` columns. A policy never changes what a lookup costs. Free.
      */
-    put: {
-      requestBody: {
-        content: {
-          "application/json": {
-            verification?: components["schemas"]["Verification"];
-            risk_level?: components["schemas"]["RiskLevel"];
-            reasons?: components["schemas"]["PropertiesReasons2"];
-            /** @enum {string} */
-            po_box?: "send" | "review" | "block";
-            /** @enum {string} */
-            corrections?: "send" | "review" | "block";
-            /** @enum {string} */
-            delivery_point?: "send" | "review" | "block";
-            allowed_countries?: string[];
-            blocked_countries?: string[];
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["AddressPolicyResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    put: operations["replaceAddressPolicy"];
     /**
      * Remove the sending policy; answers then carry policy: null
      * @description Deletes the policy; `deleted` is false when there was none. Free.
      */
-    delete: {
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["EmailPolicyResponse2"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    delete: operations["deleteAddressPolicy"];
   };
   "/api/v1/address/feedback": {
     /**
      * Report delivery outcomes of address values (normalized); free
      * @description Reports what happened when the account used values it looked up (delivered, bounced, complained, ...). Feedback is counted in the summary and feeds the product's delivery-feedback dataset; it never changes a past answer or a price. Free.
      */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            events: ({
-                address: components["schemas"]["AnyOfResponse16"];
-                /** @enum {string} */
-                outcome: "delivered" | "returned" | "undeliverable";
-                occurred_at?: components["schemas"]["OccurredAt"];
-                detail?: string;
-              })[];
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["EmailFeedbackResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["reportAddressFeedback"];
   };
   "/api/v1/address/feedback/summary": {
     /**
      * Feedback counts by outcome and by country over a window (default the last 30 days)
      * @description Counts of the account's feedback by outcome, and by the answer it followed, over a window. Free.
      */
-    get: {
-      parameters: {
-        query?: {
-          since?: string;
-          until?: string;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                since: components["schemas"]["CreatedAt"];
-                until: components["schemas"]["CreatedAt"];
-                total: number;
-                outcomes: {
-                  [key: string]: number;
-                };
-                kinds: components["schemas"]["Kinds"];
-                by_country: {
-                    country: string;
-                    total: number;
-                    delivered: number;
-                    returned: number;
-                    undeliverable: number;
-                  }[];
-                ignored: number;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["getAddressFeedbackSummary"];
   };
   "/api/v1/entity/monitors": {
     /**
      * The account's entity monitors, newest first, 100 a page
      * @description Every entity monitor of the account with its schedule, webhook status and last run. Monitors re-check a saved list weekly or monthly through the same paid walk as a batch and report what changed. Free.
      */
-    get: {
-      parameters: {
-        query?: {
-          page?: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitors: components["schemas"]["EntityMonitor"][];
-              };
-              meta: components["schemas"]["AccountLedgerMeta"];
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["listEntityMonitors"];
     /**
      * Create a monitor; the webhook signing secret is returned once
      * @description Saves a list of entity values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `entity_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
      */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            name: string;
-            /** @enum {string} */
-            cadence: "weekly" | "monthly";
-            webhook_url?: string | null;
-            /**
-             * @default changes
-             * @enum {string}
-             */
-            webhook_events?: "changes" | "every_run";
-            /** @default false */
-            alert_emails?: boolean;
-            identifiers: components["schemas"]["Identifiers"];
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        201: {
-          content: {
-            "application/json": components["schemas"]["EntityMonitorsResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["createEntityMonitor"];
   };
   "/api/v1/entity/monitors/{monitorId}": {
     /**
      * One monitor
      * @description The monitor with its schedule, next run, last run summary and webhook status. Another account's monitor is 404. Free.
      */
-    get: {
-      parameters: {
-        path: {
-          monitorId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["EntityMonitorsResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["getEntityMonitor"];
     /**
      * Delete a monitor and its baselines
      * @description Deletes the monitor, its baselines and its schedule; answers the monitor as it was. Free.
      */
-    delete: {
-      parameters: {
-        path: {
-          monitorId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["EntityMonitorsResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    delete: operations["deleteEntityMonitor"];
     /**
      * Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once
      * @description Changes the fields given (the list, `name`, `cadence`, `webhook_url`, `webhook_events`, `alert_emails`); absent fields stay. Setting a new webhook URL mints a new secret, returned once in `webhook_secret`; clearing it stops deliveries. Free.
      */
-    patch: {
-      parameters: {
-        path: {
-          monitorId: number;
-        };
-      };
-      requestBody: {
-        content: {
-          "application/json": {
-            name?: string;
-            /** @enum {string} */
-            cadence?: "weekly" | "monthly";
-            webhook_url?: string | null;
-            /** @enum {string} */
-            webhook_events?: "changes" | "every_run";
-            alert_emails?: boolean;
-            identifiers?: components["schemas"]["Identifiers"];
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["EntityMonitorsResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    patch: operations["updateEntityMonitor"];
   };
   "/api/v1/entity/monitors/{monitorId}/run": {
     /**
      * Run a monitor now (billed like a batch); the schedule is unchanged
      * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
      */
-    post: {
-      parameters: {
-        query?: {
-          refresh?: components["schemas"]["EmailMonitorsRunParameter"];
-        };
-        path: {
-          monitorId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                monitor: components["schemas"]["EntityMonitor"];
-                summary: components["schemas"]["AnyOfResponse27"];
-                changes: components["schemas"]["Changes"];
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS */
-        402: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INSUFFICIENT_CREDITS";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["runEntityMonitor"];
   };
   "/api/v1/consistency/bulk": {
     /**
      * List consistency bulk runs, newest first, 100 a page
      * @description Runs of the account, newest first, filtered by `status` and a creation window (`since`, `until`); runs are kept 30 days. Free.
      */
-    get: {
-      parameters: {
-        query?: {
-          status?: "queued" | "processing" | "completed" | "failed" | "cancelled";
-          since?: string;
-          until?: string;
-          page?: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                jobs: components["schemas"]["ConsistencyJob"][];
-              };
-              meta: components["schemas"]["EmailBulkMeta"];
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["listConsistencyBulkRuns"];
     /**
      * Start a bulk consistency run (up to 100,000 values); the webhook secret is returned once
      * @description Stores the list (duplicates collapsed by the product's key) and queues the run; answers 202 with the job before any value is looked up. Values are billed as they are answered, like a batch (test values, repeats and suppressed values free). `Idempotency-Key` replays the first answer for the same list. Poll `GET /consistency/bulk/{jobId}` or give `webhook_url`: `bulk_consistency_job.finished` is posted there, signed with the `webhook_secret` returned only here.
      */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            rows: ({
-                /** @description An email address (answered without the mailbox handshake). */
-                email?: string | null;
-                phone?: components["schemas"]["Phone"];
-                /** @description An IPv4 or IPv6 address. */
-                ip?: string | null;
-                address?: components["schemas"]["ConsistencyAddress"];
-                entity?: components["schemas"]["Entity"];
-              })[];
-            webhook_url?: string | null;
-            refresh?: boolean | null;
-            max_age?: number | null;
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        202: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                job: components["schemas"]["ConsistencyJob"];
-                webhook_secret: string | null;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description IDEMPOTENCY_KEY_REUSED */
-        409: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "IDEMPOTENCY_KEY_REUSED";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["startConsistencyBulkRun"];
   };
   "/api/v1/consistency/bulk/{jobId}": {
     /**
      * Poll one run
      * @description The run's status, counters, credits used, `stopped_reason` and webhook status. Another account's run is 404. Free.
      */
-    get: {
-      parameters: {
-        path: {
-          jobId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["ConsistencyBulkResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["getConsistencyBulkRun"];
   };
   "/api/v1/consistency/bulk/{jobId}/cancel": {
     /**
      * Cancel a queued or running run
      * @description Asks the run to stop: a queued run is cancelled at once, a running one at its next step; rows answered so far stay billed and in the results. 409 when it already finished. Free.
      */
-    post: {
-      parameters: {
-        path: {
-          jobId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["ConsistencyBulkResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description JOB_ALREADY_FINISHED */
-        409: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "JOB_ALREADY_FINISHED";
-              };
-            };
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["cancelConsistencyBulkRun"];
   };
   "/api/v1/consistency/bulk/{jobId}/resume": {
     /**
      * Resume a run that stopped for lack of credits
      * @description Continues a run that stopped with `insufficient_credits` or `key_spend_cap` from the first row not answered. 409 when the run cannot resume or its input was deleted (after 7 days). Free; the rows are billed as they are answered.
      */
-    post: {
-      parameters: {
-        path: {
-          jobId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["ConsistencyBulkResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description JOB_NOT_RESUMABLE, JOB_INPUT_EXPIRED */
-        409: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "JOB_NOT_RESUMABLE" | "JOB_INPUT_EXPIRED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["resumeConsistencyBulkRun"];
   };
   "/api/v1/consistency/bulk/{jobId}/results": {
     /**
      * Results as CSV (kept 30 days): index, input, score, level, phone_country_matches_ip_country, phone_country_matches_address_country, ip_country_matches_address_country, entity_country_matches_address_country, entity_country_matches_phone_country, entity_country_matches_ip_country, email_tld_country_matches_address_country, email_domain_resembles_entity_name, email_is_business_for_entity, address_postcode_matches_locality, ip_not_anonymous, phone_line_not_virtual, agreements, disagreements, risk_score, risk_level, credits_used, suppressed
      * @description The results as `text/csv` (RFC 4180, cells that a spreadsheet would run as formulas prefixed with `'`), one row per submitted row in input order; `variant` keeps the rows of one verdict counter. 409 while the run is going, or when it was cancelled or failed before any row. Free.
      */
-    get: {
-      parameters: {
-        query?: {
-          variant?: "consistent" | "mixed" | "inconsistent" | "undecided";
-        };
-        path: {
-          jobId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["EmailBulkResultsResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description RESULTS_NOT_READY, JOB_CANCELLED, JOB_FAILED */
-        409: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "RESULTS_NOT_READY" | "JOB_CANCELLED" | "JOB_FAILED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["getConsistencyBulkResults"];
   };
   "/api/v1/consistency/bulk/{jobId}/webhook/redeliver": {
     /**
      * Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user
      * @description Queues the run's finished event again: the same bytes, a fresh V2 signature, the same `Webhook-Delivery-Id`. 409 without a webhook URL or before the run finished. Free.
      */
-    post: {
-      parameters: {
-        path: {
-          jobId: number;
-        };
-      };
-      responses: {
-        /** @description Success */
-        202: {
-          content: {
-            "application/json": components["schemas"]["ConsistencyBulkResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["AccountResponse2"];
-          };
-        };
-        /** @description NOT_FOUND */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "NOT_FOUND";
-              };
-            };
-          };
-        };
-        /** @description WEBHOOK_NOT_CONFIGURED, JOB_NOT_FINISHED */
-        409: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "WEBHOOK_NOT_CONFIGURED" | "JOB_NOT_FINISHED";
-              };
-            });
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["redeliverConsistencyBulkWebhook"];
   };
   "/api/v1/status/data": {
     /**
      * Every dataset behind the answers, with the version that `sources` reports
      * @description Any valid secret key may call it, whatever its scopes.
      */
-    get: {
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                datasets: ({
-                    name: string;
-                    /** @description Null: a refreshed dataset whose first import has not succeeded yet. */
-                    version: string | null;
-                    records: number | null;
-                    loaded_at: components["schemas"]["CancelledAt"];
-                    /** @description What the dataset covers: `full` (the publisher's complete file, for `countries` when named), `partial` (named countries or regions, or a file known to leave values out) or `sample` (a few named values). Only a `full` dataset turns a value it lacks into a negative answer. A refreshed dataset not installed yet covers nothing (`partial`). */
-                    coverage: {
-                      /** @enum {string} */
-                      kind: "full" | "partial" | "sample";
-                      countries?: string[];
-                      note?: string;
-                    };
-                    /** @description The scheduled refresh from the publisher; null for a dataset that is not refreshed on schedule. */
-                    refresh: ({
-                      /** @enum {string} */
-                      status: "never" | "running" | "ok" | "failed";
-                      phase: ("fetch" | "import" | "sweep") | null;
-                      last_attempt_at: components["schemas"]["CancelledAt"];
-                      last_success_at: components["schemas"]["CancelledAt"];
-                      generation: number | null;
-                      error: string | null;
-                      stale: boolean;
-                      /** @description Why the last refresh was recorded as `partial` although the publisher's whole file is `full`: its rows fell short of the floor of a complete file (docs/operations.md). Null otherwise. */
-                      coverage_note: string | null;
-                    }) | null;
-                  })[];
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["StatusDataResponse"];
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["getDataStatus"];
   };
   "/api/v1/webhooks/test": {
     /**
      * Send a signed test delivery; 10 a minute per key, free
      * @description Posts a fixed sample body of the event (starting with `"test":true`) to `url`, signed with a secret minted for this call (`X-Service-Signature-V2`, and `X-Service-Signature` until 1 March 2027), with a `Webhook-Delivery-Id` of the form `whd_test_...`, and answers the outcome, the secret, the signatures and the body, so a receiver can be checked end to end. Up to 3 attempts. Free.
      */
-    post: {
-      requestBody: {
-        content: {
-          "application/json": {
-            /** Format: uri */
-            url: string;
-            /** @enum {string} */
-            event: "bulk_email_job.finished" | "bulk_phone_job.finished" | "bulk_ip_job.finished" | "bulk_address_job.finished" | "bulk_consistency_job.finished" | "email.settled" | "email_monitor.run" | "phone_monitor.run" | "ip_monitor.run" | "address_monitor.run" | "entity_monitor.run" | "email_domain_monitor.run";
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                delivered: boolean;
-                status_code: number;
-                detail: string;
-                secret: string;
-                signature: string;
-                timestamped_signature: string;
-                timestamp: number;
-                body: string;
-              };
-              meta: {
-                request_id: string;
-              };
-            };
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, SANDBOX_ENDPOINT_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["StatusDataResponse"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "RATE_LIMITED";
-              };
-            };
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["sendTestWebhook"];
   };
   "/api/v1/ip/{ip}": {
     /**
      * Look up one IP address given in the path
      * @description Country, ASN and network of an IPv4 or IPv6 address from the installed range tables, with `tor`, `vpn`, `proxy` and hosting signals and a documented `risk_score`; a field no installed dataset covers is null, never a guess (docs/ip.md). Five fresh lookups that place an address cost 1 credit (`meta.ip_lookups_prepaid`: how many of the block remain); unplaced, reserved, invalid, test and 7-day repeat lookups are free.
      */
-    get: {
-      parameters: {
-        path: {
-          ip: string;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          content: {
-            "application/json": components["schemas"]["IpResponse"];
-          };
-        };
-        /** @description UNAUTHENTICATED */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "UNAUTHENTICATED";
-              };
-            };
-          };
-        };
-        /** @description INSUFFICIENT_CREDITS */
-        402: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "INSUFFICIENT_CREDITS";
-              };
-            };
-          };
-        };
-        /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
-        403: {
-          content: {
-            "application/json": components["schemas"]["EmailResponse"];
-          };
-        };
-        /** @description VALIDATION_FAILED */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "VALIDATION_FAILED";
-              };
-            };
-          };
-        };
-        /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
-        429: {
-          content: {
-            "application/json": components["schemas"]["Error"] & ({
-              error?: {
-                /** @enum {unknown} */
-                code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
-              };
-            });
-          };
-        };
-        /** @description SERVER_ERROR */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SERVER_ERROR";
-              };
-            };
-          };
-        };
-        /** @description SANDBOX_UNAVAILABLE */
-        503: {
-          content: {
-            "application/json": components["schemas"]["Error"] & {
-              error?: {
-                /** @enum {unknown} */
-                code?: "SANDBOX_UNAVAILABLE";
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["lookupIpInPath"];
   };
 }
 
@@ -13868,33 +926,9 @@ export interface webhooks {
   "delivery": {
     /**
      * A signed delivery to your webhook_url or callback_url
-     * @description Events: `bulk_{product}_job.finished`, `{product}_monitor.run`, `email.settled`. Verify `X-Service-Signature-V2` (HMAC-SHA256 keyed with the secret exactly as returned, `whsec_` included, over `v2:{t}:{raw body}`; reject a `t` more than 300 s from your clock), then drop a `Webhook-Delivery-Id` you already processed: it is the same on every attempt and redelivery of one delivery. Answer 2xx quickly; connection errors, timeouts and 5xx are retried (3 attempts). A body is at most 8 MiB (8,388,608 bytes); a larger one is not sent, and the delivery fails with a `webhook_detail` saying so. A `{product}_monitor.run` body is the run's answer: each entry of its `changes` carries `reason` (`recheck`, `feedback`, `suppressed`, `dataset`, `partner` or null), as in the monitor's run answer.
+     * @description Events: `bulk_{product}_job.finished`, `{product}_monitor.run`, `email.settled`. Verify `X-Service-Signature-V2` (HMAC-SHA256 keyed with the secret exactly as returned, `whsec_` included, over `v2:{t}:{raw body}`; reject a `t` more than 300 s from your clock), then drop a `Webhook-Delivery-Id` you already processed: it is the same on every attempt and redelivery of one delivery. Answer 2xx quickly; connection errors, timeouts and 5xx are retried (3 attempts). A body is at most 8 MiB (8,388,608 bytes); a larger one is not sent, and the delivery fails with a `webhook_detail` saying so. The request carries no key: authenticate it by the signature alone. A `{product}_monitor.run` body is the run's answer: each entry of its `changes` carries `reason` (`recheck`, `feedback`, `suppressed`, `dataset`, `partner` or null), as in the monitor's run answer.
      */
-    post: {
-      parameters: {
-        header: {
-          /** @description `t={unix seconds},v2={lowercase hex HMAC-SHA256 of "v2:{t}:{raw body}"}` */
-          "X-Service-Signature-V2": string;
-          /** @description Hex HMAC-SHA256 of the raw body; sent until 1 March 2027. */
-          "X-Service-Signature"?: string;
-          /** @description `whd_{id}`, the same on every attempt and redelivery of one delivery (`whd_test_{uuid}` for a test delivery). Not signed: check it after the signature. */
-          "Webhook-Delivery-Id": string;
-        };
-      };
-      requestBody: {
-        content: {
-          "application/json": {
-            event: string;
-          };
-        };
-      };
-      responses: {
-        /** @description Any 2xx: delivered. 3xx and 4xx: failed at once. 5xx, timeouts: retried. */
-        200: {
-          content: never;
-        };
-      };
-    };
+    post: operations["receiveDelivery"];
   };
 }
 
@@ -14292,6 +1326,29 @@ export interface components {
       sources: components["schemas"]["Sources"];
       policy: components["schemas"]["Policy"];
     };
+    AddressAutocompleteAnswer: {
+      suggestions: ({
+          /** @description The suggestion on one line, as a field would show it. */
+          text: string;
+          /** @description House number and street; null for a postcode suggestion. */
+          line1: string | null;
+          locality: string | null;
+          region: string | null;
+          /** @description The postcode (Great Britain's street suggestions: the postcode district). */
+          postcode: string;
+          country: string;
+          /**
+           * @description `premise`: the house number is listed on the street; `street`; `postcode`: a postcode and its place.
+           * @enum {string}
+           */
+          precision: "premise" | "street" | "postcode";
+          /** @description Stable while the datasets' generation is: the same suggestion has the same id. */
+          id: string;
+        })[];
+      /** @description `not_covered`: no installed dataset covers the country; `too_short`: fewer than 3 characters. Free. */
+      reason: ("not_covered" | "too_short") | null;
+      sources: components["schemas"]["Sources"];
+    };
     /** @description Without it the value says: 20 letters or digits are an LEI, a UK company number's shape (8 digits, or 2 letters and 6 digits) a company number in GB; anything else answers `invalid_identifier`. */
     Type: ("lei" | "company_number") | null;
     EntityRequest: {
@@ -14315,8 +1372,8 @@ export interface components {
       flags: "dissolved_in_national_register"[];
       sources: components["schemas"]["Sources"];
     };
-    ItemsResponse4: string | components["schemas"]["EntityRequest"];
-    Identifiers: components["schemas"]["ItemsResponse4"][];
+    ItemsResponse5: string | components["schemas"]["EntityRequest"];
+    Identifiers: components["schemas"]["ItemsResponse5"][];
     /** @description A phone number: a string with `+`, or `{phone, country}`. */
     Phone: components["schemas"]["ItemsResponse2"] | null;
     AnyOfResponse16: unknown;
@@ -14899,7 +1956,7 @@ export interface components {
     EntityMonitor: {
       id: number;
       name: string;
-      identifiers: components["schemas"]["ItemsResponse4"][];
+      identifiers: components["schemas"]["ItemsResponse5"][];
       /** @enum {string} */
       cadence: "weekly" | "monthly";
       webhook_url: string | null;
@@ -14971,4 +2028,13892 @@ export type $defs = Record<string, never>;
 
 export type external = Record<string, never>;
 
-export type operations = Record<string, never>;
+export interface operations {
+
+  /**
+   * Balance (plan/pack), plan, monthly grant and fair-use window
+   * @description The key's account: balance split into plan credits (granted monthly) and pack credits (bought, used after plan credits), the plan and its monthly grant, and the fair-use window. Free; needs the `account` scope.
+   */
+  getAccount: {
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Change the account's mail settings: low_balance_threshold, bulk_finished_emails
+   * @description Sets the balance below which the members get one low-balance email per crossing (null: never) and whether they get an email when a bulk run finishes. Only the fields sent change; answers the account as `GET /account` does. Free; needs the `account` scope.
+   */
+  updateAccount: {
+    requestBody: {
+      content: {
+        "application/json": {
+          low_balance_threshold?: number | null;
+          bulk_finished_emails?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Every credit movement, newest first, 100 a page
+   * @description Every grant, purchase, charge and expiry with the request id that caused it, newest first (a hold and its release write no row). A lookup's charge is its row here, naming its product; `GET /account/requests/{requestId}` explains it. Free.
+   */
+  getLedger: {
+    parameters: {
+      query?: {
+        page?: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              entries: ({
+                  id: number;
+                  at: components["schemas"]["CreatedAt"];
+                  request_id: string | null;
+                  /** @enum {string} */
+                  kind: "monthly_grant" | "plan_credit" | "pack_credit" | "charge" | "expiry";
+                  plan_delta: number;
+                  pack_delta: number;
+                  plan_balance: number;
+                  pack_balance: number;
+                  key_id: string | null;
+                  note: string | null;
+                  /** @description The product a `charge` paid for (e.g. `email`); null for grants, purchases and expiries, and for charges recorded before the ledger named products */
+                  product: string | null;
+                })[];
+            };
+            meta: components["schemas"]["AccountLedgerMeta"];
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * What one request did
+   * @description The record of one request of the account: endpoint, key, status, credits used and why. Request ids come from `meta.request_id` or `X-Request-Id`. Readable as soon as that request's answer was received: a record still on its way to storage is waited for (up to 5 s after the request). Another account's request is 404. Free.
+   */
+  getAccountRequest: {
+    parameters: {
+      path: {
+        requestId: string;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              request_id: string;
+              endpoint: string;
+              status: number;
+              code: string | null;
+              credits_used: number;
+              key_id: string | null;
+              created_at: components["schemas"]["CreatedAt"];
+            };
+            meta: {
+              request_id: string;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Verify one address
+   * @description Runs the full pipeline: syntax, lists, DNS, provider rules and the mailbox handshake. `deliverable`: the mailbox accepted the handshake; `risky`: it may bounce or be unwanted (catch-all, disposable, role, typo domain, full mailbox); `undeliverable`: it will bounce (`reason` says why: syntax, no MX, null MX, username rule, mailbox not found); `unverified`: nothing was decided (greylisting, timeout, provider outage), free, ask again later. `mailbox_confidence` and `risk_score` follow documented formulas (docs/email.md). 1 credit for a fresh `deliverable` or `risky` answer; `unverified`, undeliverable without a mailbox check, repeats within 7 days and test addresses are free; undeliverable after a mailbox check is free within fair use (`fair_use_billed` says when it was not). With `callback_url`, an `unverified` answer is re-checked and the settled answer posted there (`meta.settling`).
+   */
+  verifyEmail: {
+    requestBody: {
+      content: {
+        "application/json": {
+          email: string;
+          callback_url?: string | null;
+          callback_secret?: string | null;
+          refresh?: boolean | null;
+          max_age?: number | null;
+          timeout?: number | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: components["schemas"]["EmailAnswer"];
+            meta: {
+              credits_used: number;
+              credits_remaining: number;
+              cache_hit: boolean;
+              refreshed: boolean;
+              suppressed: boolean;
+              fair_use_billed: boolean;
+              settling?: boolean;
+              request_id: string;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description INSUFFICIENT_CREDITS */
+      402: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "INSUFFICIENT_CREDITS";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["EmailResponse"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+            };
+          });
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Verify 1 to 50 addresses in order; counts as one request
+   * @description Each address is answered as `POST /email` answers it, in input order; suppressed addresses answer free from the stored answer. Walks in order and stops where credits or the key's daily cap run out (`stopped_reason`); 402 only when the first address cannot be paid. 1 credit for a fresh `deliverable` or `risky` answer; `unverified`, undeliverable without a mailbox check, repeats within 7 days and test addresses are free; undeliverable after a mailbox check is free within fair use (`fair_use_billed` says when it was not).
+   */
+  verifyEmails: {
+    requestBody: {
+      content: {
+        "application/json": {
+          emails: string[];
+          refresh?: boolean | null;
+          max_age?: number | null;
+          timeout?: number | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              results: {
+                  index: number;
+                  input: string;
+                  data: components["schemas"]["EmailAnswer"];
+                  meta: {
+                    credits_used: number;
+                    cache_hit: boolean;
+                    suppressed: boolean;
+                    refreshed: boolean;
+                    fair_use_billed: boolean;
+                  };
+                }[];
+            };
+            meta: components["schemas"]["EmailBatchMeta"];
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description INSUFFICIENT_CREDITS */
+      402: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "INSUFFICIENT_CREDITS";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["EmailResponse"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+            };
+          });
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Browser lookup with a publishable key; answers without meta
+   * @description Authenticated by `key` in the body and the `Origin` header; no bearer key. Billed to the key's account like `POST /email`. `deliverable`: the mailbox accepted the handshake; `risky`: it may bounce or be unwanted (catch-all, disposable, role, typo domain, full mailbox); `undeliverable`: it will bounce (`reason` says why: syntax, no MX, null MX, username rule, mailbox not found); `unverified`: nothing was decided (greylisting, timeout, provider outage), free, ask again later. `mailbox_confidence` and `risk_score` follow documented formulas (docs/email.md). Of a sending policy only its `action` is shown.
+   */
+  verifyEmailPublic: {
+    requestBody: {
+      content: {
+        "application/json": {
+          /** Format: starts_with */
+          key: string;
+          challenge_token?: string | null;
+          email: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              email: string;
+              normalized_email: string;
+              is_alias: boolean;
+              is_gibberish: boolean;
+              /** @enum {string} */
+              deliverable: "deliverable" | "risky" | "undeliverable";
+              reason: components["schemas"]["Reason"];
+              risk_score: number;
+              /** @enum {string} */
+              risk_level: "low" | "medium" | "high";
+              risk_components: {
+                [key: string]: number;
+              };
+              syntax_valid: boolean;
+              domain: string;
+              mx_found: boolean;
+              mx_implicit: boolean;
+              mx_provider: string | null;
+              has_spf: boolean | null;
+              dmarc_policy: ("none" | "quarantine" | "reject") | null;
+              has_dmarc: boolean | null;
+              domain_registered_at: components["schemas"]["DomainRegisteredAt"];
+              domain_age_days: number | null;
+              disposable: boolean;
+              role: boolean;
+              free_provider: boolean;
+              smtp_checked: boolean;
+              smtp_checked_at: components["schemas"]["CancelledAt"];
+              mailbox_exists: boolean | null;
+              catch_all: boolean | null;
+              smtp_reason: ("greylisted" | "no_mailbox" | "mailbox_full" | "mailbox_disabled" | "timeout" | "provider_unavailable") | null;
+              mailbox_confidence: number | null;
+              did_you_mean: string | null;
+              sources: components["schemas"]["Sources"];
+              policy: components["schemas"]["EmailPolicy"];
+            };
+          };
+        };
+      };
+      /** @description INVALID_PUBLISHABLE_KEY */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "INVALID_PUBLISHABLE_KEY";
+            };
+          };
+        };
+      };
+      /** @description INSUFFICIENT_CREDITS */
+      402: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "INSUFFICIENT_CREDITS";
+            };
+          };
+        };
+      };
+      /** @description KEY_ACCOUNT_MISMATCH, ORIGIN_NOT_ALLOWED, CHALLENGE_FAILED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["EmailPublicResponse"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+            };
+          });
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Domain intelligence; 1 credit only when mx_found and fresh
+   * @description MX, SPF, DMARC, disposable, free-provider and registration age of a domain, without any mailbox handshake. 1 credit when `mx_found` is true and the answer is not a 7-day repeat; free otherwise. Without an answer from DNS nothing is decided or billed: 500 SERVER_ERROR, retry.
+   */
+  lookupEmailDomain: {
+    parameters: {
+      path: {
+        domain: string;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              domain: string;
+              valid: boolean;
+              mx_found: boolean | null;
+              mx_implicit: boolean | null;
+              null_mx: boolean | null;
+              catch_all: boolean | null;
+              mx_provider: string | null;
+              has_spf: boolean | null;
+              dmarc_policy: string | null;
+              domain_registered_at: components["schemas"]["DomainRegisteredAt"];
+              domain_age_days: number | null;
+              disposable: boolean | null;
+              free_provider: boolean | null;
+              sources: components["schemas"]["Sources"] | null;
+            };
+            meta: components["schemas"]["EmailDomainMeta"];
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description INSUFFICIENT_CREDITS */
+      402: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "INSUFFICIENT_CREDITS";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["EmailResponse"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+            };
+          });
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Look up one number; 1 credit for a fresh valid number
+   * @description A number in international form, or national with `country`. Answered from the numbering plan (libphonenumber) and the installed prefix tables: `valid`, `e164`, `line_type` (mobile, fixed_line, voip, toll_free, ...), carrier and location where a table assigns them, and a documented `risk_score` (docs/phone.md). 1 credit for a fresh valid number; invalid numbers, repeats of the same E.164 number within 7 days and test numbers are free. `network: true` adds the live carrier-network check through the configured partner (`network_checked`, `network_status`, the current carrier with `carrier_source: network`): 1 more credit when the partner answers, and the whole answer is free with `reason: partner_unavailable` when none does (docs/partners.md). A single lookup never consults the suppression list.
+   */
+  lookupPhone: {
+    requestBody: {
+      content: {
+        "application/json": {
+          phone: string;
+          /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+          country?: string | null;
+          network?: components["schemas"]["Network"];
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: components["schemas"]["PhoneAnswer"];
+            meta: components["schemas"]["PhoneMeta"];
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description INSUFFICIENT_CREDITS */
+      402: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "INSUFFICIENT_CREDITS";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["EmailResponse"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+            };
+          });
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Look up 1 to 1,000 numbers in order; counts as one request
+   * @description Each item is a string or `{phone, country}`. Walks in order and stops where credits or the key's daily cap run out (`stopped_reason`); suppressed numbers answer free from the stored answer. 1 credit for a fresh valid number; invalid numbers, repeats of the same E.164 number within 7 days and test numbers are free. `network: true` adds the live carrier-network check through the configured partner (`network_checked`, `network_status`, the current carrier with `carrier_source: network`): 1 more credit when the partner answers, and the whole answer is free with `reason: partner_unavailable` when none does (docs/partners.md). Each distinct number is checked once.
+   */
+  lookupPhones: {
+    requestBody: {
+      content: {
+        "application/json": {
+          phones: components["schemas"]["Phones"];
+          network?: components["schemas"]["Network"];
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              results: {
+                  index: number;
+                  input: components["schemas"]["Input"];
+                  data: components["schemas"]["PhoneAnswer"];
+                  meta: components["schemas"]["PhoneBatchMeta"];
+                }[];
+            };
+            meta: components["schemas"]["EmailBatchMeta"];
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description INSUFFICIENT_CREDITS */
+      402: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "INSUFFICIENT_CREDITS";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["EmailResponse"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+            };
+          });
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Browser lookup with a publishable key; answers without meta, never a live network check
+   * @description Authenticated by `key` in the body and the `Origin` header; no bearer key. Billed to the key's account like `POST /phone`. Answered from the numbering plan (libphonenumber) and the installed prefix tables: `valid`, `e164`, `line_type` (mobile, fixed_line, voip, toll_free, ...), carrier and location where a table assigns them, and a documented `risk_score` (docs/phone.md). Never runs the live network check: a `network` field is ignored.
+   */
+  lookupPhonePublic: {
+    requestBody: {
+      content: {
+        "application/json": {
+          /** Format: starts_with */
+          key: string;
+          challenge_token?: string | null;
+          phone: string;
+          /** @description Region of a number written without `+` (ISO 3166-1 alpha-2). */
+          country?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              phone: string;
+              valid: boolean;
+              possible: boolean;
+              validation_error: ("TOO_SHORT" | "TOO_LONG" | "INVALID_LENGTH" | "INVALID_COUNTRY" | "NOT_A_NUMBER") | null;
+              e164: string | null;
+              national_format: string | null;
+              international_format: string | null;
+              country: string | null;
+              calling_code: string | null;
+              line_type: components["schemas"]["LineType"];
+              carrier: string | null;
+              carrier_source: ("network" | "allocation") | null;
+              location: string | null;
+              timezones: string[] | null;
+              disposable: boolean | null;
+              disposable_last_seen: string | null;
+              network_checked: boolean;
+              network_status: ("active" | "inactive" | "unknown") | null;
+              sim_swapped: boolean | null;
+              reason: components["schemas"]["PropertiesReason"];
+              risk_score: number;
+              /** @enum {string} */
+              risk_level: "low" | "medium" | "high";
+              risk_components: {
+                [key: string]: number;
+              };
+              missing_datasets: string[];
+              sources: components["schemas"]["Sources"];
+              policy: components["schemas"]["EmailPolicy"];
+            };
+          };
+        };
+      };
+      /** @description INVALID_PUBLISHABLE_KEY */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "INVALID_PUBLISHABLE_KEY";
+            };
+          };
+        };
+      };
+      /** @description INSUFFICIENT_CREDITS */
+      402: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "INSUFFICIENT_CREDITS";
+            };
+          };
+        };
+      };
+      /** @description KEY_ACCOUNT_MISMATCH, ORIGIN_NOT_ALLOWED, CHALLENGE_FAILED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["EmailPublicResponse"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+            };
+          });
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * The numbering-plan blocks under a national prefix; 1 credit when found
+   * @description The blocks of the national numbering plan that start with `prefix` (no trunk 0), each with its line type, carrier and location where the tables assign them. 1 credit when blocks are found (a repeat of the same country and prefix within 7 days is free); 404 PHONE_BLOCK_NOT_FOUND, free, when none is.
+   */
+  lookupPhoneBlock: {
+    parameters: {
+      path: {
+        country: string;
+        prefix: string;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              country: string;
+              calling_code: string | null;
+              prefix: string;
+              possible_lengths: number[];
+              blocks: ({
+                  prefix: string;
+                  line_type: components["schemas"]["LineType"];
+                  carrier: string | null;
+                  location: string | null;
+                })[];
+              truncated: boolean;
+              sources: components["schemas"]["Sources"];
+            };
+            meta: components["schemas"]["EmailDomainMeta"];
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description INSUFFICIENT_CREDITS */
+      402: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "INSUFFICIENT_CREDITS";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description PHONE_BLOCK_NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "PHONE_BLOCK_NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+            };
+          });
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Look up one IP address
+   * @description Country, ASN and network of an IPv4 or IPv6 address from the installed range tables, with `tor`, `vpn`, `proxy` and hosting signals and a documented `risk_score`; a field no installed dataset covers is null, never a guess (docs/ip.md). Five fresh lookups that place an address cost 1 credit (`meta.ip_lookups_prepaid`: how many of the block remain); unplaced, reserved, invalid, test and 7-day repeat lookups are free.
+   */
+  lookupIp: {
+    requestBody: {
+      content: {
+        "application/json": {
+          ip: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["IpResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description INSUFFICIENT_CREDITS */
+      402: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "INSUFFICIENT_CREDITS";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["EmailResponse"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+            };
+          });
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Look up the caller's own address (CF-Connecting-IP)
+   * @description Country, ASN and network of an IPv4 or IPv6 address from the installed range tables, with `tor`, `vpn`, `proxy` and hosting signals and a documented `risk_score`; a field no installed dataset covers is null, never a guess (docs/ip.md). Five fresh lookups that place an address cost 1 credit (`meta.ip_lookups_prepaid`: how many of the block remain); unplaced, reserved, invalid, test and 7-day repeat lookups are free.
+   */
+  lookupMyIp: {
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["IpResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description INSUFFICIENT_CREDITS */
+      402: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "INSUFFICIENT_CREDITS";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+            };
+          });
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Prefixes an AS announces; 1 credit when found
+   * @description The name, country and announced IPv4 and IPv6 prefixes of an autonomous system, from the installed ASN index. 1 credit when the AS has a prefix (a 7-day repeat is free); 404 ASN_NOT_FOUND or 501 ASN_INDEX_UNAVAILABLE, free, otherwise.
+   */
+  lookupIpAsn: {
+    parameters: {
+      path: {
+        asn: string;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              asn: number;
+              name: string | null;
+              country: string | null;
+              prefixes: string[];
+              prefixes6: string[];
+              num_ipv4: number;
+              /** @description A decimal string: IPv6 counts pass 2^53. */
+              num_ipv6: string;
+              hosting: boolean | null;
+              sources: components["schemas"]["Sources"];
+            };
+            meta: components["schemas"]["EmailDomainMeta"];
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description INSUFFICIENT_CREDITS */
+      402: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "INSUFFICIENT_CREDITS";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["EmailResponse"];
+        };
+      };
+      /** @description ASN_NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "ASN_NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+            };
+          });
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description ASN_INDEX_UNAVAILABLE */
+      501: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "ASN_INDEX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * The dataset blocks inside a CIDR block; 1 credit when any is found
+   * @description The rows of the installed range tables inside a CIDR block (country, ASN, network), truncated past a limit. 1 credit when any block is found (a 7-day repeat is free); free otherwise.
+   */
+  lookupIpRange: {
+    parameters: {
+      query: {
+        cidr: string;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              cidr: string;
+              first: string;
+              last: string;
+              /** @description A number, or a decimal string past 2^53. */
+              size: number | string;
+              blocks: ({
+                  start: string;
+                  end: string;
+                  asn: number | null;
+                  as_name: string | null;
+                  country: string | null;
+                })[];
+              truncated: boolean;
+              sources: components["schemas"]["Sources"];
+            };
+            meta: components["schemas"]["EmailDomainMeta"];
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description INSUFFICIENT_CREDITS */
+      402: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "INSUFFICIENT_CREDITS";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["EmailResponse"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+            };
+          });
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Look up 1 to 1,000 addresses in order; counts as one request
+   * @description Each address is answered as `POST /ip` answers it, in input order. Walks in order and stops where credits or the key's daily cap run out (`stopped_reason`). Five fresh lookups that place an address cost 1 credit (`meta.ip_lookups_prepaid`: how many of the block remain); unplaced, reserved, invalid, test and 7-day repeat lookups are free.
+   */
+  lookupIps: {
+    requestBody: {
+      content: {
+        "application/json": {
+          ips: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              results: {
+                  index: number;
+                  input: string;
+                  data: components["schemas"]["PropertiesAnswer2"];
+                  meta: components["schemas"]["PhoneBatchMeta"];
+                }[];
+            };
+            meta: {
+              requested: number;
+              processed: number;
+              credits_used: number;
+              credits_remaining: number;
+              stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+              ip_lookups_prepaid: number;
+              request_id: string;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description INSUFFICIENT_CREDITS */
+      402: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "INSUFFICIENT_CREDITS";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["EmailResponse"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+            };
+          });
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Browser lookup with a publishable key; answers without meta
+   * @description Authenticated by `key` in the body and the `Origin` header. Without `ip`, the visitor's own address is looked up. Billed to the key's account like `POST /ip`. Country, ASN and network of an IPv4 or IPv6 address from the installed range tables, with `tor`, `vpn`, `proxy` and hosting signals and a documented `risk_score`; a field no installed dataset covers is null, never a guess (docs/ip.md).
+   */
+  lookupIpPublic: {
+    requestBody: {
+      content: {
+        "application/json": {
+          /** Format: starts_with */
+          key: string;
+          challenge_token?: string | null;
+          ip?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: components["schemas"]["PropertiesAnswer2"];
+          };
+        };
+      };
+      /** @description INVALID_PUBLISHABLE_KEY */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "INVALID_PUBLISHABLE_KEY";
+            };
+          };
+        };
+      };
+      /** @description INSUFFICIENT_CREDITS */
+      402: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "INSUFFICIENT_CREDITS";
+            };
+          };
+        };
+      };
+      /** @description KEY_ACCOUNT_MISMATCH, ORIGIN_NOT_ALLOWED, CHALLENGE_FAILED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["EmailPublicResponse"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+            };
+          });
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Verify one address; 1 credit only when verified and not a 7-day repeat
+   * @description An address on one line or in fields, with its `country` (inside the address or beside it). `verdict` `verified` (the postcode, locality and street agree with an installed reference dataset), `format_only` (well formed, but no installed dataset covers it: `reason: not_covered`), `invalid` (`reason` names what disagrees) or `unsupported_country`; the address comes back formatted, with `did_you_mean` where one fix makes it agree (docs/address.md). 1 credit for a fresh `verified` answer; `format_only`, `invalid`, `unsupported_country`, repeats of the same address within 7 days and test addresses are free. `delivery_point: true` asks the configured delivery-point partner: `deliverable` and a `delivery_point` block; 1 more credit when the partner answers, and the whole answer is free with `reason: partner_unavailable` when none does (docs/partners.md). A single lookup never consults the suppression list.
+   */
+  verifyAddress: {
+    requestBody: {
+      content: {
+        "application/json": {
+          address: components["schemas"]["Address"];
+          /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
+          country?: string;
+          delivery_point?: components["schemas"]["DeliveryPoint"];
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: components["schemas"]["AddressAnswer"];
+            meta: components["schemas"]["PhoneMeta"];
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description INSUFFICIENT_CREDITS */
+      402: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "INSUFFICIENT_CREDITS";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["EmailResponse"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+            };
+          });
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Verify 1 to 100 addresses in order; counts as one request
+   * @description `country` applies to every address that names none. Walks in order and stops where credits or the key's daily cap run out (`stopped_reason`); suppressed addresses answer free. 1 credit for a fresh `verified` answer; `format_only`, `invalid`, `unsupported_country`, repeats of the same address within 7 days and test addresses are free. `delivery_point: true` asks the configured delivery-point partner: `deliverable` and a `delivery_point` block; 1 more credit when the partner answers, and the whole answer is free with `reason: partner_unavailable` when none does (docs/partners.md). Each distinct address is checked once.
+   */
+  verifyAddresses: {
+    requestBody: {
+      content: {
+        "application/json": {
+          addresses: components["schemas"]["Address"][];
+          /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
+          country?: string;
+          delivery_point?: components["schemas"]["DeliveryPoint"];
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              results: {
+                  index: number;
+                  input: unknown;
+                  data: components["schemas"]["AddressAnswer"];
+                  meta: components["schemas"]["PhoneBatchMeta"];
+                }[];
+            };
+            meta: components["schemas"]["EmailBatchMeta"];
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description INSUFFICIENT_CREDITS */
+      402: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "INSUFFICIENT_CREDITS";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["EmailResponse"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+            };
+          });
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Browser lookup with a publishable key; answers without meta
+   * @description Authenticated by `key` in the body and the `Origin` header; no bearer key. Billed to the key's account like `POST /address`. `verdict` `verified` (the postcode, locality and street agree with an installed reference dataset), `format_only` (well formed, but no installed dataset covers it: `reason: not_covered`), `invalid` (`reason` names what disagrees) or `unsupported_country`; the address comes back formatted, with `did_you_mean` where one fix makes it agree (docs/address.md). Never asks a delivery-point partner: a `delivery_point` field is ignored.
+   */
+  verifyAddressPublic: {
+    requestBody: {
+      content: {
+        "application/json": {
+          /** Format: starts_with */
+          key: string;
+          challenge_token?: string | null;
+          address: components["schemas"]["Address"];
+          /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
+          country?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              input: components["schemas"]["PropertiesInput"];
+              country: string;
+              valid: boolean;
+              /** @enum {string} */
+              verification: "verified" | "format_only" | "invalid";
+              /** @enum {string} */
+              precision: "none" | "country" | "postcode" | "locality" | "street" | "premise";
+              address: components["schemas"]["PropertiesAddress"];
+              formatted: string | null;
+              postcode_format_valid: boolean | null;
+              postcode_found: boolean | null;
+              locality_matches_postcode: boolean | null;
+              region_matches_postcode: boolean | null;
+              po_box: boolean;
+              corrections: components["schemas"]["Corrections"];
+              missing_components: ("line1" | "locality" | "region" | "postcode")[];
+              geo: components["schemas"]["Geo"];
+              deliverable: boolean | null;
+              delivery_point: components["schemas"]["PropertiesDeliveryPoint"];
+              reason: components["schemas"]["PropertiesReason3"];
+              risk_score: number;
+              risk_components: {
+                [key: string]: number;
+              };
+              /** @enum {string} */
+              risk_level: "low" | "medium" | "high";
+              sources: components["schemas"]["Sources"];
+              policy: components["schemas"]["EmailPolicy"];
+            };
+          };
+        };
+      };
+      /** @description INVALID_PUBLISHABLE_KEY */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "INVALID_PUBLISHABLE_KEY";
+            };
+          };
+        };
+      };
+      /** @description INSUFFICIENT_CREDITS */
+      402: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "INSUFFICIENT_CREDITS";
+            };
+          };
+        };
+      };
+      /** @description KEY_ACCOUNT_MISMATCH, ORIGIN_NOT_ALLOWED, CHALLENGE_FAILED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["EmailPublicResponse"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+            };
+          });
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * The localities of a postcode; 1 credit when found and fresh
+   * @description The localities (and regions) an installed dataset lists for a postcode of `country`. 1 credit when found and not a 7-day repeat; `found: false` is free; 501 ADDRESS_LIST_UNAVAILABLE, free, when no installed dataset covers the country's postcodes.
+   */
+  getAddressPostcode: {
+    parameters: {
+      query: {
+        country: string;
+      };
+      path: {
+        postcode: string;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              postcode: string;
+              country: string;
+              found: boolean;
+              localities: ({
+                  name: string;
+                  region: string | null;
+                  latitude: number | null;
+                  longitude: number | null;
+                })[];
+              sources: components["schemas"]["Sources"];
+            };
+            meta: components["schemas"]["EmailDomainMeta"];
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description INSUFFICIENT_CREDITS */
+      402: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "INSUFFICIENT_CREDITS";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+            };
+          });
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description ADDRESS_LIST_UNAVAILABLE */
+      501: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "ADDRESS_LIST_UNAVAILABLE";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Street names of a postcode from an installed street register; 1 credit when found and fresh
+   * @description The street names an installed street register lists for a postcode, with their locality, truncated past a limit. 1 credit when streets are found and not a 7-day repeat; 404 ADDRESS_STREETS_NOT_FOUND, free, when none is.
+   */
+  listAddressStreets: {
+    parameters: {
+      query: {
+        country: string;
+        postcode: string;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              country: string;
+              postcode: string;
+              streets: ({
+                  name: string;
+                  locality: string | null;
+                })[];
+              truncated: boolean;
+              sources: components["schemas"]["Sources"];
+            };
+            meta: components["schemas"]["EmailDomainMeta"];
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description INSUFFICIENT_CREDITS */
+      402: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "INSUFFICIENT_CREDITS";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description ADDRESS_STREETS_NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "ADDRESS_STREETS_NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+            };
+          });
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Address suggestions for a partial query; 10 answered requests per credit
+   * @description `q` is what was typed so far, `country` the ISO 3166-1 alpha-2 code. Suggestions ranked best first: a listed house number on a street the query starts, then such streets, streets the words are inside of, places by name, then postcodes; each with its `precision` (`premise`, `street`, `postcode`). `reason`: `not_covered` (no installed dataset covers the country: an empty list) or `too_short` (fewer than 3 characters); `sources` cite the datasets with their `coverage` (docs/address.md, "Autocomplete"). Ten answered requests cost 1 credit, counted in the account's prepaid units; answers with a `reason`, test values (country `ZZ`) and the same query for the same country within 10 minutes are free.
+   */
+  autocompleteAddress: {
+    parameters: {
+      query: {
+        q: string;
+        country: string;
+        limit?: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: components["schemas"]["AddressAutocompleteAnswer"];
+            meta: {
+              credits_used: number;
+              credits_remaining: number;
+              cache_hit: boolean;
+              autocomplete_prepaid: number;
+              request_id: string;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description INSUFFICIENT_CREDITS */
+      402: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "INSUFFICIENT_CREDITS";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["EmailResponse"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+            };
+          });
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Browser autocomplete with a publishable key; answers without meta
+   * @description Authenticated by `key` in the body and the `Origin` header, with the visitor budget and challenge of every browser endpoint; billed to the key's account like `GET /address/autocomplete`. Suggestions ranked best first: a listed house number on a street the query starts, then such streets, streets the words are inside of, places by name, then postcodes; each with its `precision` (`premise`, `street`, `postcode`). `reason`: `not_covered` (no installed dataset covers the country: an empty list) or `too_short` (fewer than 3 characters); `sources` cite the datasets with their `coverage` (docs/address.md, "Autocomplete").
+   */
+  autocompleteAddressPublic: {
+    requestBody: {
+      content: {
+        "application/json": {
+          /** Format: starts_with */
+          key: string;
+          challenge_token?: string | null;
+          /** @description What the visitor typed so far (1-200 characters). */
+          q: string;
+          /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
+          country: string;
+          /**
+           * @description At most this many suggestions (1-10).
+           * @default 5
+           */
+          limit?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: components["schemas"]["AddressAutocompleteAnswer"];
+          };
+        };
+      };
+      /** @description INVALID_PUBLISHABLE_KEY */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "INVALID_PUBLISHABLE_KEY";
+            };
+          };
+        };
+      };
+      /** @description INSUFFICIENT_CREDITS */
+      402: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "INSUFFICIENT_CREDITS";
+            };
+          };
+        };
+      };
+      /** @description KEY_ACCOUNT_MISMATCH, ORIGIN_NOT_ALLOWED, CHALLENGE_FAILED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["EmailPublicResponse"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+            };
+          });
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Look up one LEI or company number; 1 credit when a register carries it and it is not a 7-day repeat
+   * @description `identifier` with its `type` and `country` where needed. Answered from registers synced locally (GLEIF for LEIs, national company registers): `found` with the legal name, status, address and register; `found: false` with a `reason` (unknown identifier, checksum failure, unsupported or not-installed register) (docs/entity.md). 1 credit per identifier a register carries, not for a repeat within 7 days; everything else is free.
+   */
+  lookupEntity: {
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["EntityRequest"];
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: components["schemas"]["EntityAnswer"];
+            meta: components["schemas"]["EmailDomainMeta"];
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description INSUFFICIENT_CREDITS */
+      402: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "INSUFFICIENT_CREDITS";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+            };
+          });
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Look up 1 to 500 identifiers in order; counts as one request
+   * @description Strings are read as LEIs. Walks in order and stops where credits or the key's daily cap run out (`stopped_reason`); `meta.found` counts the identifiers a register carried. 1 credit per identifier a register carries, not for a repeat within 7 days; everything else is free.
+   */
+  lookupEntities: {
+    requestBody: {
+      content: {
+        "application/json": {
+          identifiers: components["schemas"]["Identifiers"];
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              results: ({
+                  index: number;
+                  input: string | ({
+                    identifier: string;
+                    type?: components["schemas"]["Type"];
+                    /** @description Two letters; required when type is `company_number`. */
+                    country?: string | null;
+                  });
+                  data: components["schemas"]["EntityAnswer"];
+                  meta: {
+                    credits_used: number;
+                    cache_hit: boolean;
+                  };
+                })[];
+            };
+            meta: {
+              requested: number;
+              processed: number;
+              credits_used: number;
+              credits_remaining: number;
+              stopped_reason: ("insufficient_credits" | "key_spend_cap") | null;
+              found: number;
+              request_id: string;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description INSUFFICIENT_CREDITS */
+      402: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "INSUFFICIENT_CREDITS";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+            };
+          });
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Compare two or more signals; 1 credit when a check was decided and it is not a 7-day repeat
+   * @description Each signal is answered by its own product (email without the mailbox handshake), all at once; the signals are not billed. `checks` says which pairs agree (e.g. the phone's country and the IP's), `score` sums the decided checks by a documented formula, null when nothing was decided (docs/consistency.md). 1 credit when a check was decided and the same signal set was not asked in the last 7 days; free otherwise. `network: true` runs the phone signal's live network check (as on `POST /phone`): `signals.phone.line_type_source: network` and the check `phone_line_not_virtual` decided on the live line type, 1 more credit when the partner answers, the whole call free with `reason: partner_unavailable` when none does.
+   */
+  checkConsistency: {
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description An email address (answered without the mailbox handshake). */
+          email?: string | null;
+          phone?: components["schemas"]["Phone"];
+          /** @description An IPv4 or IPv6 address. */
+          ip?: string | null;
+          address?: components["schemas"]["ConsistencyAddress"];
+          entity?: components["schemas"]["Entity"];
+          /**
+           * @description Run the phone signal's live network check through the configured partner: 1 more credit when it answers, the whole call free with `reason: partner_unavailable` when none does.
+           * @default false
+           */
+          network?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              signals: {
+                email: ({
+                  email: string;
+                  valid: boolean;
+                  domain: string | null;
+                  tld_country: string | null;
+                  free_provider: boolean;
+                  disposable: boolean;
+                }) | null;
+                phone: ({
+                  phone: string;
+                  valid: boolean;
+                  e164: string | null;
+                  country: string | null;
+                  line_type: string;
+                  /**
+                   * @description `network` when a network partner reported the line type (`network: true`), else `numbering_plan`.
+                   * @enum {string}
+                   */
+                  line_type_source: "network" | "numbering_plan";
+                }) | null;
+                ip: ({
+                  ip: string;
+                  valid: boolean;
+                  reserved: boolean;
+                  placed: boolean;
+                  country: string | null;
+                  anonymous: boolean | null;
+                  tor: boolean | null;
+                  hosting: boolean | null;
+                }) | null;
+                address: ({
+                  country: string;
+                  country_supported: boolean;
+                  postcode: string | null;
+                  locality: string | null;
+                  postcode_found: boolean | null;
+                  locality_matches_postcode: boolean | null;
+                }) | null;
+                entity: ({
+                  identifier: string;
+                  found: boolean;
+                  name: string | null;
+                  country: string | null;
+                }) | null;
+              };
+              checks: ({
+                  name: components["schemas"]["Name"];
+                  /** @enum {string} */
+                  result: "agree" | "disagree" | "unknown" | "not_applicable";
+                  weight: number;
+                  /** @description Each signal field the check read, by `signal.field`: `{"phone.country": "GB", "ip.country": "FR"}`. */
+                  decided_by: {
+                    [key: string]: string | boolean | null;
+                  };
+                  reason: string;
+                })[];
+              agreements: components["schemas"]["Agreements"];
+              disagreements: components["schemas"]["Agreements"];
+              /** @description round(100 * sum(weight of agree) / sum(weight of agree + disagree)); null when no check was decided. */
+              score: number | null;
+              level: ("consistent" | "mixed" | "inconsistent") | null;
+              risk_score: number;
+              /** @enum {string} */
+              risk_level: "low" | "medium" | "high";
+              risk_components: {
+                [key: string]: number;
+              };
+              /** @description `partner_unavailable` when `network: true` was asked and no network partner answered: the call is free; else `sample_data` when a signal's own answer was decided by a synthetic sample (its reason says so). */
+              reason: ("partner_unavailable" | "sample_data") | null;
+              sources: components["schemas"]["Sources"];
+            };
+            meta: components["schemas"]["EmailDomainMeta"];
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description INSUFFICIENT_CREDITS */
+      402: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "INSUFFICIENT_CREDITS";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["EmailResponse"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+            };
+          });
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * The account's allow and deny lists, oldest first
+   * @description The account's own IP lists. An IP answer names the list holding the address or its AS (`list`, a deny list over an allow list); a deny list adds to the risk (`deny_list`). Free.
+   */
+  listIpLists: {
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              lists: components["schemas"]["IpList"][];
+            };
+            meta: {
+              total: number;
+              max_lists: number;
+              request_id: string;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Create an allow or deny list (at most 10 per account)
+   * @description Creates a list of addresses and CIDR ranges (IPv4 and IPv6). Applies to lookups from the next request. Free.
+   */
+  createIpList: {
+    requestBody: {
+      content: {
+        "application/json": {
+          name: string;
+          /** @enum {string} */
+          kind: "allow" | "deny";
+          entries: components["schemas"]["Entries"];
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      201: {
+        content: {
+          "application/json": components["schemas"]["IpListsResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description IP_LIST_LIMIT_REACHED */
+      409: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "IP_LIST_LIMIT_REACHED";
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * One list
+   * @description The list with its entries. Another account's list is 404. Free.
+   */
+  getIpList: {
+    parameters: {
+      path: {
+        listId: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["IpListsResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Delete a list
+   * @description Deletes the list; answers it as it was. Free.
+   */
+  deleteIpList: {
+    parameters: {
+      path: {
+        listId: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["IpListsResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Rename a list, change its kind or replace its entries
+   * @description Changes the fields given; `entries` replaces the whole list. Free.
+   */
+  updateIpList: {
+    parameters: {
+      path: {
+        listId: number;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          name?: string;
+          /** @enum {string} */
+          kind?: "allow" | "deny";
+          entries?: components["schemas"]["Entries"];
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["IpListsResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * List email bulk runs, newest first, 100 a page
+   * @description Runs of the account, newest first, filtered by `status` and a creation window (`since`, `until`); runs are kept 30 days. Free.
+   */
+  listEmailBulkRuns: {
+    parameters: {
+      query?: {
+        status?: "queued" | "processing" | "completed" | "failed" | "cancelled";
+        since?: string;
+        until?: string;
+        page?: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              jobs: components["schemas"]["Job"][];
+            };
+            meta: components["schemas"]["EmailBulkMeta"];
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Start a bulk email run (up to 100,000 values); the webhook secret is returned once
+   * @description Stores the list (duplicates collapsed by the product's key) and queues the run; answers 202 with the job before any value is looked up. Values are billed as they are answered, like a batch (test values, repeats and suppressed values free). `Idempotency-Key` replays the first answer for the same list. Poll `GET /email/bulk/{jobId}` or give `webhook_url`: `bulk_email_job.finished` is posted there, signed with the `webhook_secret` returned only here.
+   */
+  startEmailBulkRun: {
+    requestBody: {
+      content: {
+        "application/json": {
+          emails: string[];
+          webhook_url?: string | null;
+          refresh?: boolean | null;
+          max_age?: number | null;
+          timeout?: number | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      202: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              job: components["schemas"]["Job"];
+              webhook_secret: string | null;
+            };
+            meta: {
+              request_id: string;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description IDEMPOTENCY_KEY_REUSED */
+      409: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "IDEMPOTENCY_KEY_REUSED";
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Poll one run
+   * @description The run's status, counters, credits used, `stopped_reason` and webhook status. Another account's run is 404. Free.
+   */
+  getEmailBulkRun: {
+    parameters: {
+      path: {
+        jobId: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["EmailBulkResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Cancel a queued or running run
+   * @description Asks the run to stop: a queued run is cancelled at once, a running one at its next step; rows answered so far stay billed and in the results. 409 when it already finished. Free.
+   */
+  cancelEmailBulkRun: {
+    parameters: {
+      path: {
+        jobId: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["EmailBulkResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description JOB_ALREADY_FINISHED */
+      409: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "JOB_ALREADY_FINISHED";
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Resume a run that stopped for lack of credits
+   * @description Continues a run that stopped with `insufficient_credits` or `key_spend_cap` from the first row not answered. 409 when the run cannot resume or its input was deleted (after 7 days). Free; the rows are billed as they are answered.
+   */
+  resumeEmailBulkRun: {
+    parameters: {
+      path: {
+        jobId: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["EmailBulkResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description JOB_NOT_RESUMABLE, JOB_INPUT_EXPIRED */
+      409: {
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "JOB_NOT_RESUMABLE" | "JOB_INPUT_EXPIRED";
+            };
+          });
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Results as CSV (kept 30 days): index, input, email, normalized_email, deliverable, reason, risk_score, risk_level, disposable, role, free_provider, catch_all, mx_found, smtp_reason, did_you_mean, policy_action, policy_rules_hit, credits_used, suppressed
+   * @description The results as `text/csv` (RFC 4180, cells that a spreadsheet would run as formulas prefixed with `'`), one row per submitted row in input order; `variant` keeps the rows of one verdict counter. 409 while the run is going, or when it was cancelled or failed before any row. Free.
+   */
+  getEmailBulkResults: {
+    parameters: {
+      query?: {
+        variant?: "deliverable" | "risky" | "undeliverable";
+      };
+      path: {
+        jobId: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["EmailBulkResultsResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description RESULTS_NOT_READY, JOB_CANCELLED, JOB_FAILED */
+      409: {
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "RESULTS_NOT_READY" | "JOB_CANCELLED" | "JOB_FAILED";
+            };
+          });
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user
+   * @description Queues the run's finished event again: the same bytes, a fresh V2 signature, the same `Webhook-Delivery-Id`. 409 without a webhook URL or before the run finished. Free.
+   */
+  redeliverEmailBulkWebhook: {
+    parameters: {
+      path: {
+        jobId: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      202: {
+        content: {
+          "application/json": components["schemas"]["EmailBulkResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description WEBHOOK_NOT_CONFIGURED, JOB_NOT_FINISHED */
+      409: {
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "WEBHOOK_NOT_CONFIGURED" | "JOB_NOT_FINISHED";
+            };
+          });
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * The account's email monitors, newest first, 100 a page
+   * @description Every email monitor of the account with its schedule, webhook status and last run. Monitors re-check a saved list weekly or monthly through the same paid walk as a batch and report what changed. Free.
+   */
+  listEmailMonitors: {
+    parameters: {
+      query?: {
+        page?: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              monitors: components["schemas"]["Monitor"][];
+            };
+            meta: components["schemas"]["AccountLedgerMeta"];
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Create a monitor; the webhook signing secret is returned once
+   * @description Saves a list of email values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `email_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
+   */
+  createEmailMonitor: {
+    requestBody: {
+      content: {
+        "application/json": {
+          name: string;
+          /** @enum {string} */
+          cadence: "weekly" | "monthly";
+          webhook_url?: string | null;
+          /**
+           * @default changes
+           * @enum {string}
+           */
+          webhook_events?: "changes" | "every_run";
+          /** @default false */
+          alert_emails?: boolean;
+          emails: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      201: {
+        content: {
+          "application/json": components["schemas"]["EmailMonitorsResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * One monitor
+   * @description The monitor with its schedule, next run, last run summary and webhook status. Another account's monitor is 404. Free.
+   */
+  getEmailMonitor: {
+    parameters: {
+      path: {
+        monitorId: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["EmailMonitorsResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Delete a monitor and its baselines
+   * @description Deletes the monitor, its baselines and its schedule; answers the monitor as it was. Free.
+   */
+  deleteEmailMonitor: {
+    parameters: {
+      path: {
+        monitorId: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["EmailMonitorsResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once
+   * @description Changes the fields given (the list, `name`, `cadence`, `webhook_url`, `webhook_events`, `alert_emails`); absent fields stay. Setting a new webhook URL mints a new secret, returned once in `webhook_secret`; clearing it stops deliveries. Free.
+   */
+  updateEmailMonitor: {
+    parameters: {
+      path: {
+        monitorId: number;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          name?: string;
+          /** @enum {string} */
+          cadence?: "weekly" | "monthly";
+          webhook_url?: string | null;
+          /** @enum {string} */
+          webhook_events?: "changes" | "every_run";
+          alert_emails?: boolean;
+          emails?: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["EmailMonitorsResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Run a monitor now (billed like a batch); the schedule is unchanged
+   * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
+   */
+  runEmailMonitor: {
+    parameters: {
+      query?: {
+        refresh?: components["schemas"]["EmailMonitorsRunParameter"];
+      };
+      path: {
+        monitorId: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              monitor: components["schemas"]["Monitor"];
+              summary: components["schemas"]["AnyOfResponse19"];
+              changes: components["schemas"]["Changes"];
+            };
+            meta: {
+              request_id: string;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description INSUFFICIENT_CREDITS */
+      402: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "INSUFFICIENT_CREDITS";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * The account's email monitors, newest first, 100 a page
+   * @description Every email monitor of the account with its schedule, webhook status and last run. Monitors re-check a saved list weekly or monthly through the same paid walk as a batch and report what changed. Free.
+   */
+  listEmailDomainMonitors: {
+    parameters: {
+      query?: {
+        page?: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              monitors: components["schemas"]["EmailMonitor"][];
+            };
+            meta: components["schemas"]["AccountLedgerMeta"];
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Create a monitor; the webhook signing secret is returned once
+   * @description Saves a list of email values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `email_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
+   */
+  createEmailDomainMonitor: {
+    requestBody: {
+      content: {
+        "application/json": {
+          name: string;
+          /** @enum {string} */
+          cadence: "weekly" | "monthly";
+          webhook_url?: string | null;
+          /**
+           * @default changes
+           * @enum {string}
+           */
+          webhook_events?: "changes" | "every_run";
+          /** @default false */
+          alert_emails?: boolean;
+          domains: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      201: {
+        content: {
+          "application/json": components["schemas"]["EmailDomainMonitorsResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * One monitor
+   * @description The monitor with its schedule, next run, last run summary and webhook status. Another account's monitor is 404. Free.
+   */
+  getEmailDomainMonitor: {
+    parameters: {
+      path: {
+        monitorId: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["EmailDomainMonitorsResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Delete a monitor and its baselines
+   * @description Deletes the monitor, its baselines and its schedule; answers the monitor as it was. Free.
+   */
+  deleteEmailDomainMonitor: {
+    parameters: {
+      path: {
+        monitorId: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["EmailDomainMonitorsResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once
+   * @description Changes the fields given (the list, `name`, `cadence`, `webhook_url`, `webhook_events`, `alert_emails`); absent fields stay. Setting a new webhook URL mints a new secret, returned once in `webhook_secret`; clearing it stops deliveries. Free.
+   */
+  updateEmailDomainMonitor: {
+    parameters: {
+      path: {
+        monitorId: number;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          name?: string;
+          /** @enum {string} */
+          cadence?: "weekly" | "monthly";
+          webhook_url?: string | null;
+          /** @enum {string} */
+          webhook_events?: "changes" | "every_run";
+          alert_emails?: boolean;
+          domains?: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["EmailDomainMonitorsResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Run a monitor now (billed like a batch); the schedule is unchanged
+   * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
+   */
+  runEmailDomainMonitor: {
+    parameters: {
+      query?: {
+        refresh?: components["schemas"]["EmailMonitorsRunParameter"];
+      };
+      path: {
+        monitorId: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              monitor: components["schemas"]["EmailMonitor"];
+              summary: components["schemas"]["AnyOfResponse20"];
+              changes: components["schemas"]["Changes"];
+            };
+            meta: {
+              request_id: string;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description INSUFFICIENT_CREDITS */
+      402: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "INSUFFICIENT_CREDITS";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * The account's email suppression list, newest first, 100 a page
+   * @description Values the account never wants answered: batch and bulk runs answer them free with reason `suppressed`. Filter by one value with the query. Free.
+   */
+  listEmailSuppressions: {
+    parameters: {
+      query?: {
+        page?: number;
+        email?: string;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              suppressions: components["schemas"]["Suppression"][];
+            };
+            meta: components["schemas"]["AccountLedgerMeta"];
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Suppress values by hand; batch and bulk runs then answer them free with reason `suppressed`. Test values are never suppressed: they come back in `test_values`
+   * @description Adds values to the suppression list (normalized like lookups). Values that cannot be read come back in `invalid`; test values are never suppressed. Free.
+   */
+  addEmailSuppressions: {
+    requestBody: {
+      content: {
+        "application/json": {
+          emails: string[];
+          reason?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      201: {
+        content: {
+          "application/json": components["schemas"]["EmailSuppressionsResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Take values off the suppression list
+   * @description Removes the given values (normalized like lookups); answers how many were removed. Free.
+   */
+  removeEmailSuppressions: {
+    requestBody: {
+      content: {
+        "application/json": {
+          emails: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["EmailSuppressionsResponse2"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Remove one suppression entry
+   * @description Removes one entry by its id. Another account's entry is 404. Free.
+   */
+  deleteEmailSuppression: {
+    parameters: {
+      path: {
+        suppressionId: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: components["schemas"]["Suppression"];
+            meta: {
+              request_id: string;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Every email answer of the account (test values excepted), newest first, kept 90 days
+   * @description What the account's email lookups answered (single, batch, bulk, monitors), newest first, 100 a page; test values are not kept. Free.
+   */
+  listEmailHistory: {
+    parameters: {
+      query?: {
+        page?: number;
+        since?: string;
+        until?: string;
+        deliverable?: "deliverable" | "risky" | "undeliverable";
+        email?: string;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              lookups: ({
+                  id: number;
+                  request_id: string;
+                  email: string;
+                  normalized_email: string;
+                  /** @enum {string} */
+                  deliverable: "deliverable" | "risky" | "undeliverable";
+                  reason: string | null;
+                  credits_used: number;
+                  cache_hit: boolean;
+                  suppressed: boolean;
+                  created_at: components["schemas"]["CreatedAt"];
+                })[];
+            };
+            meta: components["schemas"]["EmailBulkMeta"];
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * The account's email sending policy, or null
+   * @description The rules that decide `policy.action` (`send`, `review`, `block`) on every email answer of the account; null when none is set. Free.
+   */
+  getEmailPolicy: {
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["EmailPolicyResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Replace the email sending policy; it never changes a price
+   * @description Replaces the whole policy. From the next lookup, every answer carries `policy: {action, rules_hit}` and bulk CSVs the `policy_action` and `policy_rules_hit` columns. A policy never changes what a lookup costs. Free.
+   */
+  replaceEmailPolicy: {
+    requestBody: {
+      content: {
+        "application/json": {
+          deliverable?: components["schemas"]["Deliverable"];
+          risk_level?: components["schemas"]["RiskLevel"];
+          reasons?: components["schemas"]["Reasons"];
+          /** @enum {string} */
+          disposable?: "send" | "review" | "block";
+          /** @enum {string} */
+          role?: "send" | "review" | "block";
+          /** @enum {string} */
+          catch_all?: "send" | "review" | "block";
+          /** @enum {string} */
+          free_provider?: "send" | "review" | "block";
+          /** @enum {string} */
+          did_you_mean?: "send" | "review" | "block";
+          allowed_domains?: string[];
+          blocked_domains?: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["EmailPolicyResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Remove the sending policy; answers then carry policy: null
+   * @description Deletes the policy; `deleted` is false when there was none. Free.
+   */
+  deleteEmailPolicy: {
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["EmailPolicyResponse2"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Report delivery outcomes of email values (normalized); free
+   * @description Reports what happened when the account used values it looked up (delivered, bounced, complained, ...). Feedback is counted in the summary and feeds the product's delivery-feedback dataset; it never changes a past answer or a price. Free.
+   */
+  reportEmailFeedback: {
+    requestBody: {
+      content: {
+        "application/json": {
+          events: ({
+              email: string;
+              /** @enum {string} */
+              outcome: "delivered" | "bounced" | "complained";
+              occurred_at?: components["schemas"]["OccurredAt"];
+              detail?: string;
+              /** @enum {string} */
+              bounce_type?: "hard" | "soft";
+            })[];
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["EmailFeedbackResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Feedback counts by outcome and by domain over a window (default the last 30 days)
+   * @description Counts of the account's feedback by outcome, and by the answer it followed, over a window. Free.
+   */
+  getEmailFeedbackSummary: {
+    parameters: {
+      query?: {
+        since?: string;
+        until?: string;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              since: components["schemas"]["CreatedAt"];
+              until: components["schemas"]["CreatedAt"];
+              total: number;
+              outcomes: {
+                [key: string]: number;
+              };
+              kinds: components["schemas"]["Kinds"];
+              by_domain: {
+                  domain: string;
+                  total: number;
+                  delivered: number;
+                  bounced: number;
+                  complained: number;
+                }[];
+              ignored: number;
+            };
+            meta: {
+              request_id: string;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Inbound delivery webhook from a sending provider (sendgrid, mailgun, postmark, ses); authenticated by the fb_ key in the URL
+   * @description Give this URL to your sending provider: each of its delivery events is mapped to `delivered`, `bounced` or `complained` and recorded as feedback. No secret key: the `fb_` key in the path identifies the account. An unknown provider is 404 `UNKNOWN_FEEDBACK_PROVIDER`. Free.
+   */
+  receiveEmailProviderFeedback: {
+    parameters: {
+      path: {
+        provider: string;
+        feedbackKey: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": unknown;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["EmailFeedbackResponse2"];
+        };
+      };
+      /** @description INVALID_FEEDBACK_KEY */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "INVALID_FEEDBACK_KEY";
+            };
+          };
+        };
+      };
+      /** @description UNKNOWN_FEEDBACK_PROVIDER */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNKNOWN_FEEDBACK_PROVIDER";
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * List phone bulk runs, newest first, 100 a page
+   * @description Runs of the account, newest first, filtered by `status` and a creation window (`since`, `until`); runs are kept 30 days. Free.
+   */
+  listPhoneBulkRuns: {
+    parameters: {
+      query?: {
+        status?: "queued" | "processing" | "completed" | "failed" | "cancelled";
+        since?: string;
+        until?: string;
+        page?: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              jobs: components["schemas"]["PhoneJob"][];
+            };
+            meta: components["schemas"]["EmailBulkMeta"];
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Start a bulk phone run (up to 100,000 values); the webhook secret is returned once
+   * @description Stores the list (duplicates collapsed by the product's key) and queues the run; answers 202 with the job before any value is looked up. Values are billed as they are answered, like a batch (test values, repeats and suppressed values free). `Idempotency-Key` replays the first answer for the same list. Poll `GET /phone/bulk/{jobId}` or give `webhook_url`: `bulk_phone_job.finished` is posted there, signed with the `webhook_secret` returned only here.
+   */
+  startPhoneBulkRun: {
+    requestBody: {
+      content: {
+        "application/json": {
+          phones: components["schemas"]["ItemsResponse2"][];
+          webhook_url?: string | null;
+          refresh?: boolean | null;
+          max_age?: number | null;
+          network?: components["schemas"]["Network"];
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      202: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              job: components["schemas"]["PhoneJob"];
+              webhook_secret: string | null;
+            };
+            meta: {
+              request_id: string;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description IDEMPOTENCY_KEY_REUSED */
+      409: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "IDEMPOTENCY_KEY_REUSED";
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Poll one run
+   * @description The run's status, counters, credits used, `stopped_reason` and webhook status. Another account's run is 404. Free.
+   */
+  getPhoneBulkRun: {
+    parameters: {
+      path: {
+        jobId: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["PhoneBulkResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Cancel a queued or running run
+   * @description Asks the run to stop: a queued run is cancelled at once, a running one at its next step; rows answered so far stay billed and in the results. 409 when it already finished. Free.
+   */
+  cancelPhoneBulkRun: {
+    parameters: {
+      path: {
+        jobId: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["PhoneBulkResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description JOB_ALREADY_FINISHED */
+      409: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "JOB_ALREADY_FINISHED";
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Resume a run that stopped for lack of credits
+   * @description Continues a run that stopped with `insufficient_credits` or `key_spend_cap` from the first row not answered. 409 when the run cannot resume or its input was deleted (after 7 days). Free; the rows are billed as they are answered.
+   */
+  resumePhoneBulkRun: {
+    parameters: {
+      path: {
+        jobId: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["PhoneBulkResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description JOB_NOT_RESUMABLE, JOB_INPUT_EXPIRED */
+      409: {
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "JOB_NOT_RESUMABLE" | "JOB_INPUT_EXPIRED";
+            };
+          });
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Results as CSV (kept 30 days): index, input, phone, valid, e164, country, line_type, carrier, location, disposable, reason, risk_score, risk_level, policy_action, policy_rules_hit, credits_used, suppressed
+   * @description The results as `text/csv` (RFC 4180, cells that a spreadsheet would run as formulas prefixed with `'`), one row per submitted row in input order; `variant` keeps the rows of one verdict counter. 409 while the run is going, or when it was cancelled or failed before any row. Free.
+   */
+  getPhoneBulkResults: {
+    parameters: {
+      query?: {
+        variant?: "valid" | "invalid" | "mobile" | "fixed_line" | "voip" | "disposable";
+      };
+      path: {
+        jobId: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["EmailBulkResultsResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description RESULTS_NOT_READY, JOB_CANCELLED, JOB_FAILED */
+      409: {
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "RESULTS_NOT_READY" | "JOB_CANCELLED" | "JOB_FAILED";
+            };
+          });
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user
+   * @description Queues the run's finished event again: the same bytes, a fresh V2 signature, the same `Webhook-Delivery-Id`. 409 without a webhook URL or before the run finished. Free.
+   */
+  redeliverPhoneBulkWebhook: {
+    parameters: {
+      path: {
+        jobId: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      202: {
+        content: {
+          "application/json": components["schemas"]["PhoneBulkResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description WEBHOOK_NOT_CONFIGURED, JOB_NOT_FINISHED */
+      409: {
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "WEBHOOK_NOT_CONFIGURED" | "JOB_NOT_FINISHED";
+            };
+          });
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * The account's phone monitors, newest first, 100 a page
+   * @description Every phone monitor of the account with its schedule, webhook status and last run. Monitors re-check a saved list weekly or monthly through the same paid walk as a batch and report what changed. Free.
+   */
+  listPhoneMonitors: {
+    parameters: {
+      query?: {
+        page?: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              monitors: components["schemas"]["PhoneMonitor"][];
+            };
+            meta: components["schemas"]["AccountLedgerMeta"];
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Create a monitor; the webhook signing secret is returned once
+   * @description Saves a list of phone values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `phone_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
+   */
+  createPhoneMonitor: {
+    requestBody: {
+      content: {
+        "application/json": {
+          name: string;
+          /** @enum {string} */
+          cadence: "weekly" | "monthly";
+          webhook_url?: string | null;
+          /**
+           * @default changes
+           * @enum {string}
+           */
+          webhook_events?: "changes" | "every_run";
+          /** @default false */
+          alert_emails?: boolean;
+          network?: components["schemas"]["Network"];
+          phones: components["schemas"]["Phones"];
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      201: {
+        content: {
+          "application/json": components["schemas"]["PhoneMonitorsResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * One monitor
+   * @description The monitor with its schedule, next run, last run summary and webhook status. Another account's monitor is 404. Free.
+   */
+  getPhoneMonitor: {
+    parameters: {
+      path: {
+        monitorId: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["PhoneMonitorsResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Delete a monitor and its baselines
+   * @description Deletes the monitor, its baselines and its schedule; answers the monitor as it was. Free.
+   */
+  deletePhoneMonitor: {
+    parameters: {
+      path: {
+        monitorId: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["PhoneMonitorsResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once
+   * @description Changes the fields given (the list, `name`, `cadence`, `webhook_url`, `webhook_events`, `alert_emails`); absent fields stay. Setting a new webhook URL mints a new secret, returned once in `webhook_secret`; clearing it stops deliveries. Free.
+   */
+  updatePhoneMonitor: {
+    parameters: {
+      path: {
+        monitorId: number;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          name?: string;
+          /** @enum {string} */
+          cadence?: "weekly" | "monthly";
+          webhook_url?: string | null;
+          /** @enum {string} */
+          webhook_events?: "changes" | "every_run";
+          alert_emails?: boolean;
+          network?: boolean;
+          phones?: components["schemas"]["Phones"];
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["PhoneMonitorsResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Run a monitor now (billed like a batch); the schedule is unchanged
+   * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
+   */
+  runPhoneMonitor: {
+    parameters: {
+      query?: {
+        refresh?: components["schemas"]["EmailMonitorsRunParameter"];
+      };
+      path: {
+        monitorId: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              monitor: components["schemas"]["PhoneMonitor"];
+              summary: components["schemas"]["AnyOfResponse22"];
+              changes: components["schemas"]["Changes"];
+              flags: {
+                [key: string]: string[];
+              };
+            };
+            meta: {
+              request_id: string;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description INSUFFICIENT_CREDITS */
+      402: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "INSUFFICIENT_CREDITS";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * The account's phone suppression list, newest first, 100 a page
+   * @description Values the account never wants answered: batch and bulk runs answer them free with reason `suppressed`. Filter by one value with the query. Free.
+   */
+  listPhoneSuppressions: {
+    parameters: {
+      query?: {
+        page?: number;
+        phone?: string;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              suppressions: components["schemas"]["PhoneSuppression"][];
+            };
+            meta: components["schemas"]["AccountLedgerMeta"];
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Suppress values by hand; batch and bulk runs then answer them free with reason `suppressed`. Test values are never suppressed: they come back in `test_values`
+   * @description Adds values to the suppression list (normalized like lookups). Values that cannot be read come back in `invalid`; test values are never suppressed. Free.
+   */
+  addPhoneSuppressions: {
+    requestBody: {
+      content: {
+        "application/json": {
+          phones: components["schemas"]["Phones"];
+          reason?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      201: {
+        content: {
+          "application/json": components["schemas"]["EmailSuppressionsResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Take values off the suppression list
+   * @description Removes the given values (normalized like lookups); answers how many were removed. Free.
+   */
+  removePhoneSuppressions: {
+    requestBody: {
+      content: {
+        "application/json": {
+          phones: components["schemas"]["Phones"];
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["EmailSuppressionsResponse2"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Remove one suppression entry
+   * @description Removes one entry by its id. Another account's entry is 404. Free.
+   */
+  deletePhoneSuppression: {
+    parameters: {
+      path: {
+        suppressionId: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: components["schemas"]["PhoneSuppression"];
+            meta: {
+              request_id: string;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Every phone answer of the account (test values excepted), newest first, kept 90 days
+   * @description What the account's phone lookups answered (single, batch, bulk, monitors), newest first, 100 a page; test values are not kept. Free.
+   */
+  listPhoneHistory: {
+    parameters: {
+      query?: {
+        page?: number;
+        since?: string;
+        until?: string;
+        status?: "valid" | "invalid";
+        phone?: string;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              lookups: ({
+                  id: number;
+                  request_id: string;
+                  phone: string;
+                  e164: string;
+                  /** @enum {string} */
+                  status: "valid" | "invalid";
+                  reason: string | null;
+                  credits_used: number;
+                  cache_hit: boolean;
+                  suppressed: boolean;
+                  created_at: components["schemas"]["CreatedAt"];
+                })[];
+            };
+            meta: components["schemas"]["EmailBulkMeta"];
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * The account's phone sending policy, or null
+   * @description The rules that decide `policy.action` (`send`, `review`, `block`) on every phone answer of the account; null when none is set. Free.
+   */
+  getPhonePolicy: {
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["PhonePolicyResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Replace the phone sending policy; it never changes a price
+   * @description Replaces the whole policy. From the next lookup, every answer carries `policy: {action, rules_hit}` and bulk CSVs the `policy_action` and `policy_rules_hit` columns. A policy never changes what a lookup costs. Free.
+   */
+  replacePhonePolicy: {
+    requestBody: {
+      content: {
+        "application/json": {
+          allowed_countries?: string[];
+          blocked_countries?: string[];
+          line_types?: components["schemas"]["LineTypes"];
+          risk_level?: components["schemas"]["RiskLevel"];
+          reasons?: components["schemas"]["PropertiesReasons"];
+          /** @enum {string} */
+          disposable?: "send" | "review" | "block";
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["PhonePolicyResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Remove the sending policy; answers then carry policy: null
+   * @description Deletes the policy; `deleted` is false when there was none. Free.
+   */
+  deletePhonePolicy: {
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["EmailPolicyResponse2"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Report delivery outcomes of phone values (normalized); free
+   * @description Reports what happened when the account used values it looked up (delivered, bounced, complained, ...). Feedback is counted in the summary and feeds the product's delivery-feedback dataset; it never changes a past answer or a price. Free.
+   */
+  reportPhoneFeedback: {
+    requestBody: {
+      content: {
+        "application/json": {
+          events: ({
+              phone: components["schemas"]["ItemsResponse2"];
+              /** @enum {string} */
+              outcome: "delivered" | "failed" | "rejected" | "opted_out";
+              occurred_at?: components["schemas"]["OccurredAt"];
+              detail?: string;
+              /** @enum {string} */
+              failure?: "permanent" | "temporary";
+            })[];
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["EmailFeedbackResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Feedback counts by outcome and by country over a window (default the last 30 days)
+   * @description Counts of the account's feedback by outcome, and by the answer it followed, over a window. Free.
+   */
+  getPhoneFeedbackSummary: {
+    parameters: {
+      query?: {
+        since?: string;
+        until?: string;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              since: components["schemas"]["CreatedAt"];
+              until: components["schemas"]["CreatedAt"];
+              total: number;
+              outcomes: {
+                [key: string]: number;
+              };
+              kinds: components["schemas"]["Kinds"];
+              by_country: {
+                  country: string;
+                  total: number;
+                  delivered: number;
+                  failed: number;
+                  rejected: number;
+                  opted_out: number;
+                }[];
+              ignored: number;
+            };
+            meta: {
+              request_id: string;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Inbound delivery webhook from a sending provider (twilio, vonage, plivo, sinch); authenticated by the fb_ key in the URL
+   * @description Give this URL to your sending provider: each of its delivery events is mapped to `delivered`, `bounced` or `complained` and recorded as feedback. No secret key: the `fb_` key in the path identifies the account. An unknown provider is 404 `UNKNOWN_FEEDBACK_PROVIDER`. Free.
+   */
+  receivePhoneProviderFeedback: {
+    parameters: {
+      path: {
+        provider: string;
+        feedbackKey: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": unknown;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["EmailFeedbackResponse2"];
+        };
+      };
+      /** @description INVALID_FEEDBACK_KEY */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "INVALID_FEEDBACK_KEY";
+            };
+          };
+        };
+      };
+      /** @description UNKNOWN_FEEDBACK_PROVIDER */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNKNOWN_FEEDBACK_PROVIDER";
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * List ip bulk runs, newest first, 100 a page
+   * @description Runs of the account, newest first, filtered by `status` and a creation window (`since`, `until`); runs are kept 30 days. Free.
+   */
+  listIpBulkRuns: {
+    parameters: {
+      query?: {
+        status?: "queued" | "processing" | "completed" | "failed" | "cancelled";
+        since?: string;
+        until?: string;
+        page?: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              jobs: components["schemas"]["IpJob"][];
+            };
+            meta: components["schemas"]["EmailBulkMeta"];
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Start a bulk ip run (up to 100,000 values); the webhook secret is returned once
+   * @description Stores the list (duplicates collapsed by the product's key) and queues the run; answers 202 with the job before any value is looked up. Values are billed as they are answered, like a batch (test values, repeats and suppressed values free). `Idempotency-Key` replays the first answer for the same list. Poll `GET /ip/bulk/{jobId}` or give `webhook_url`: `bulk_ip_job.finished` is posted there, signed with the `webhook_secret` returned only here.
+   */
+  startIpBulkRun: {
+    requestBody: {
+      content: {
+        "application/json": {
+          ips: string[];
+          webhook_url?: string | null;
+          refresh?: boolean | null;
+          max_age?: number | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      202: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              job: components["schemas"]["IpJob"];
+              webhook_secret: string | null;
+            };
+            meta: {
+              request_id: string;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description IDEMPOTENCY_KEY_REUSED */
+      409: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "IDEMPOTENCY_KEY_REUSED";
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Poll one run
+   * @description The run's status, counters, credits used, `stopped_reason` and webhook status. Another account's run is 404. Free.
+   */
+  getIpBulkRun: {
+    parameters: {
+      path: {
+        jobId: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["IpBulkResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Cancel a queued or running run
+   * @description Asks the run to stop: a queued run is cancelled at once, a running one at its next step; rows answered so far stay billed and in the results. 409 when it already finished. Free.
+   */
+  cancelIpBulkRun: {
+    parameters: {
+      path: {
+        jobId: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["IpBulkResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description JOB_ALREADY_FINISHED */
+      409: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "JOB_ALREADY_FINISHED";
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Resume a run that stopped for lack of credits
+   * @description Continues a run that stopped with `insufficient_credits` or `key_spend_cap` from the first row not answered. 409 when the run cannot resume or its input was deleted (after 7 days). Free; the rows are billed as they are answered.
+   */
+  resumeIpBulkRun: {
+    parameters: {
+      path: {
+        jobId: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["IpBulkResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description JOB_NOT_RESUMABLE, JOB_INPUT_EXPIRED */
+      409: {
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "JOB_NOT_RESUMABLE" | "JOB_INPUT_EXPIRED";
+            };
+          });
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Results as CSV (kept 30 days): index, input, ip, valid, version, reserved, reserved_range, placed, country, country_name, continent, city, region, postal_code, latitude, longitude, accuracy_radius_km, asn, as_name, network, hosting, hosting_provider, tor, vpn, proxy, anonymous, list, list_kind, feedback, reason, risk_score, risk_level, credits_used, suppressed
+   * @description The results as `text/csv` (RFC 4180, cells that a spreadsheet would run as formulas prefixed with `'`), one row per submitted row in input order; `variant` keeps the rows of one verdict counter. 409 while the run is going, or when it was cancelled or failed before any row. Free.
+   */
+  getIpBulkResults: {
+    parameters: {
+      query?: {
+        variant?: "low" | "medium" | "high";
+      };
+      path: {
+        jobId: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["EmailBulkResultsResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description RESULTS_NOT_READY, JOB_CANCELLED, JOB_FAILED */
+      409: {
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "RESULTS_NOT_READY" | "JOB_CANCELLED" | "JOB_FAILED";
+            };
+          });
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user
+   * @description Queues the run's finished event again: the same bytes, a fresh V2 signature, the same `Webhook-Delivery-Id`. 409 without a webhook URL or before the run finished. Free.
+   */
+  redeliverIpBulkWebhook: {
+    parameters: {
+      path: {
+        jobId: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      202: {
+        content: {
+          "application/json": components["schemas"]["IpBulkResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description WEBHOOK_NOT_CONFIGURED, JOB_NOT_FINISHED */
+      409: {
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "WEBHOOK_NOT_CONFIGURED" | "JOB_NOT_FINISHED";
+            };
+          });
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * The account's ip monitors, newest first, 100 a page
+   * @description Every ip monitor of the account with its schedule, webhook status and last run. Monitors re-check a saved list weekly or monthly through the same paid walk as a batch and report what changed. Free.
+   */
+  listIpMonitors: {
+    parameters: {
+      query?: {
+        page?: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              monitors: components["schemas"]["IpMonitor"][];
+            };
+            meta: components["schemas"]["AccountLedgerMeta"];
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Create a monitor; the webhook signing secret is returned once
+   * @description Saves a list of ip values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `ip_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
+   */
+  createIpMonitor: {
+    requestBody: {
+      content: {
+        "application/json": {
+          name: string;
+          /** @enum {string} */
+          cadence: "weekly" | "monthly";
+          webhook_url?: string | null;
+          /**
+           * @default changes
+           * @enum {string}
+           */
+          webhook_events?: "changes" | "every_run";
+          /** @default false */
+          alert_emails?: boolean;
+          ips: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      201: {
+        content: {
+          "application/json": components["schemas"]["IpMonitorsResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * One monitor
+   * @description The monitor with its schedule, next run, last run summary and webhook status. Another account's monitor is 404. Free.
+   */
+  getIpMonitor: {
+    parameters: {
+      path: {
+        monitorId: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["IpMonitorsResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Delete a monitor and its baselines
+   * @description Deletes the monitor, its baselines and its schedule; answers the monitor as it was. Free.
+   */
+  deleteIpMonitor: {
+    parameters: {
+      path: {
+        monitorId: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["IpMonitorsResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once
+   * @description Changes the fields given (the list, `name`, `cadence`, `webhook_url`, `webhook_events`, `alert_emails`); absent fields stay. Setting a new webhook URL mints a new secret, returned once in `webhook_secret`; clearing it stops deliveries. Free.
+   */
+  updateIpMonitor: {
+    parameters: {
+      path: {
+        monitorId: number;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          name?: string;
+          /** @enum {string} */
+          cadence?: "weekly" | "monthly";
+          webhook_url?: string | null;
+          /** @enum {string} */
+          webhook_events?: "changes" | "every_run";
+          alert_emails?: boolean;
+          ips?: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["IpMonitorsResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Run a monitor now (billed like a batch); the schedule is unchanged
+   * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
+   */
+  runIpMonitor: {
+    parameters: {
+      query?: {
+        refresh?: components["schemas"]["EmailMonitorsRunParameter"];
+      };
+      path: {
+        monitorId: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              monitor: components["schemas"]["IpMonitor"];
+              summary: components["schemas"]["AnyOfResponse24"];
+              changes: components["schemas"]["Changes"];
+            };
+            meta: {
+              request_id: string;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description INSUFFICIENT_CREDITS */
+      402: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "INSUFFICIENT_CREDITS";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Every ip answer of the account (test values excepted), newest first, kept 90 days
+   * @description What the account's ip lookups answered (single, batch, bulk, monitors), newest first, 100 a page; test values are not kept. Free.
+   */
+  listIpHistory: {
+    parameters: {
+      query?: {
+        page?: number;
+        since?: string;
+        until?: string;
+        risk_level?: "low" | "medium" | "high";
+        ip?: string;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              lookups: ({
+                  id: number;
+                  request_id: string;
+                  ip: string;
+                  normalized_ip: string;
+                  /** @enum {string} */
+                  risk_level: "low" | "medium" | "high";
+                  reason: string | null;
+                  credits_used: number;
+                  cache_hit: boolean;
+                  suppressed: boolean;
+                  created_at: components["schemas"]["CreatedAt"];
+                })[];
+            };
+            meta: components["schemas"]["EmailBulkMeta"];
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Report delivery outcomes of ip values (normalized); free
+   * @description Reports what happened when the account used values it looked up (delivered, bounced, complained, ...). Feedback is counted in the summary and feeds the product's delivery-feedback dataset; it never changes a past answer or a price. Free.
+   */
+  reportIpFeedback: {
+    requestBody: {
+      content: {
+        "application/json": {
+          events: ({
+              ip: string;
+              /** @enum {string} */
+              outcome: "legit" | "fraud" | "chargeback" | "abuse" | "spam";
+              occurred_at?: components["schemas"]["OccurredAt"];
+              detail?: string;
+            })[];
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["EmailFeedbackResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Feedback counts by outcome and by asn over a window (default the last 30 days)
+   * @description Counts of the account's feedback by outcome, and by the answer it followed, over a window. Free.
+   */
+  getIpFeedbackSummary: {
+    parameters: {
+      query?: {
+        since?: string;
+        until?: string;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              since: components["schemas"]["CreatedAt"];
+              until: components["schemas"]["CreatedAt"];
+              total: number;
+              outcomes: {
+                [key: string]: number;
+              };
+              kinds: components["schemas"]["Kinds"];
+              by_asn: {
+                  asn: string;
+                  total: number;
+                  legit: number;
+                  fraud: number;
+                  chargeback: number;
+                  abuse: number;
+                  spam: number;
+                }[];
+              ignored: number;
+            };
+            meta: {
+              request_id: string;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * List address bulk runs, newest first, 100 a page
+   * @description Runs of the account, newest first, filtered by `status` and a creation window (`since`, `until`); runs are kept 30 days. Free.
+   */
+  listAddressBulkRuns: {
+    parameters: {
+      query?: {
+        status?: "queued" | "processing" | "completed" | "failed" | "cancelled";
+        since?: string;
+        until?: string;
+        page?: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              jobs: components["schemas"]["AddressJob"][];
+            };
+            meta: components["schemas"]["EmailBulkMeta"];
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Start a bulk address run (up to 100,000 values); the webhook secret is returned once
+   * @description Stores the list (duplicates collapsed by the product's key) and queues the run; answers 202 with the job before any value is looked up. Values are billed as they are answered, like a batch (test values, repeats and suppressed values free). `Idempotency-Key` replays the first answer for the same list. Poll `GET /address/bulk/{jobId}` or give `webhook_url`: `bulk_address_job.finished` is posted there, signed with the `webhook_secret` returned only here.
+   */
+  startAddressBulkRun: {
+    requestBody: {
+      content: {
+        "application/json": {
+          addresses: components["schemas"]["Address"][];
+          webhook_url?: string | null;
+          refresh?: boolean | null;
+          max_age?: number | null;
+          country?: string | null;
+          /** @default false */
+          deliverability?: boolean;
+          /** @default false */
+          delivery_point?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      202: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              job: components["schemas"]["AddressJob"];
+              webhook_secret: string | null;
+            };
+            meta: {
+              request_id: string;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description IDEMPOTENCY_KEY_REUSED */
+      409: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "IDEMPOTENCY_KEY_REUSED";
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Poll one run
+   * @description The run's status, counters, credits used, `stopped_reason` and webhook status. Another account's run is 404. Free.
+   */
+  getAddressBulkRun: {
+    parameters: {
+      path: {
+        jobId: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["AddressBulkResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Cancel a queued or running run
+   * @description Asks the run to stop: a queued run is cancelled at once, a running one at its next step; rows answered so far stay billed and in the results. 409 when it already finished. Free.
+   */
+  cancelAddressBulkRun: {
+    parameters: {
+      path: {
+        jobId: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["AddressBulkResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description JOB_ALREADY_FINISHED */
+      409: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "JOB_ALREADY_FINISHED";
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Resume a run that stopped for lack of credits
+   * @description Continues a run that stopped with `insufficient_credits` or `key_spend_cap` from the first row not answered. 409 when the run cannot resume or its input was deleted (after 7 days). Free; the rows are billed as they are answered.
+   */
+  resumeAddressBulkRun: {
+    parameters: {
+      path: {
+        jobId: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["AddressBulkResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description JOB_NOT_RESUMABLE, JOB_INPUT_EXPIRED */
+      409: {
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "JOB_NOT_RESUMABLE" | "JOB_INPUT_EXPIRED";
+            };
+          });
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Results as CSV (kept 30 days): index, input, country, validity, verification, precision, reason, line1, line2, locality, region, postcode, formatted, postcode_found, locality_matches_postcode, region_matches_postcode, po_box, missing_components, latitude, longitude, deliverable, risk_score, risk_level, policy_action, policy_rules_hit, credits_used, suppressed
+   * @description The results as `text/csv` (RFC 4180, cells that a spreadsheet would run as formulas prefixed with `'`), one row per submitted row in input order; `variant` keeps the rows of one verdict counter. 409 while the run is going, or when it was cancelled or failed before any row. Free.
+   */
+  getAddressBulkResults: {
+    parameters: {
+      query?: {
+        variant?: "valid" | "invalid" | "low" | "medium" | "high";
+      };
+      path: {
+        jobId: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["EmailBulkResultsResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description RESULTS_NOT_READY, JOB_CANCELLED, JOB_FAILED */
+      409: {
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "RESULTS_NOT_READY" | "JOB_CANCELLED" | "JOB_FAILED";
+            };
+          });
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user
+   * @description Queues the run's finished event again: the same bytes, a fresh V2 signature, the same `Webhook-Delivery-Id`. 409 without a webhook URL or before the run finished. Free.
+   */
+  redeliverAddressBulkWebhook: {
+    parameters: {
+      path: {
+        jobId: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      202: {
+        content: {
+          "application/json": components["schemas"]["AddressBulkResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description WEBHOOK_NOT_CONFIGURED, JOB_NOT_FINISHED */
+      409: {
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "WEBHOOK_NOT_CONFIGURED" | "JOB_NOT_FINISHED";
+            };
+          });
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * The account's address monitors, newest first, 100 a page
+   * @description Every address monitor of the account with its schedule, webhook status and last run. Monitors re-check a saved list weekly or monthly through the same paid walk as a batch and report what changed. Free.
+   */
+  listAddressMonitors: {
+    parameters: {
+      query?: {
+        page?: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              monitors: components["schemas"]["AddressMonitor"][];
+            };
+            meta: components["schemas"]["AccountLedgerMeta"];
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Create a monitor; the webhook signing secret is returned once
+   * @description Saves a list of address values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `address_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
+   */
+  createAddressMonitor: {
+    requestBody: {
+      content: {
+        "application/json": {
+          name: string;
+          /** @enum {string} */
+          cadence: "weekly" | "monthly";
+          webhook_url?: string | null;
+          /**
+           * @default changes
+           * @enum {string}
+           */
+          webhook_events?: "changes" | "every_run";
+          /** @default false */
+          alert_emails?: boolean;
+          /** @default false */
+          delivery_point?: boolean;
+          addresses: components["schemas"]["AddressAddresses"];
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      201: {
+        content: {
+          "application/json": components["schemas"]["AddressMonitorsResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * One monitor
+   * @description The monitor with its schedule, next run, last run summary and webhook status. Another account's monitor is 404. Free.
+   */
+  getAddressMonitor: {
+    parameters: {
+      path: {
+        monitorId: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["AddressMonitorsResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Delete a monitor and its baselines
+   * @description Deletes the monitor, its baselines and its schedule; answers the monitor as it was. Free.
+   */
+  deleteAddressMonitor: {
+    parameters: {
+      path: {
+        monitorId: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["AddressMonitorsResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once
+   * @description Changes the fields given (the list, `name`, `cadence`, `webhook_url`, `webhook_events`, `alert_emails`); absent fields stay. Setting a new webhook URL mints a new secret, returned once in `webhook_secret`; clearing it stops deliveries. Free.
+   */
+  updateAddressMonitor: {
+    parameters: {
+      path: {
+        monitorId: number;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          name?: string;
+          /** @enum {string} */
+          cadence?: "weekly" | "monthly";
+          webhook_url?: string | null;
+          /** @enum {string} */
+          webhook_events?: "changes" | "every_run";
+          alert_emails?: boolean;
+          delivery_point?: boolean;
+          addresses?: components["schemas"]["AddressAddresses"];
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["AddressMonitorsResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Run a monitor now (billed like a batch); the schedule is unchanged
+   * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
+   */
+  runAddressMonitor: {
+    parameters: {
+      query?: {
+        refresh?: components["schemas"]["EmailMonitorsRunParameter"];
+      };
+      path: {
+        monitorId: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              monitor: components["schemas"]["AddressMonitor"];
+              summary: components["schemas"]["AnyOfResponse25"];
+              changes: components["schemas"]["Changes"];
+            };
+            meta: {
+              request_id: string;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description INSUFFICIENT_CREDITS */
+      402: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "INSUFFICIENT_CREDITS";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * The account's address suppression list, newest first, 100 a page
+   * @description Values the account never wants answered: batch and bulk runs answer them free with reason `suppressed`. Filter by one value with the query. Free.
+   */
+  listAddressSuppressions: {
+    parameters: {
+      query?: {
+        page?: number;
+        address?: string;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              suppressions: components["schemas"]["AddressSuppression"][];
+            };
+            meta: components["schemas"]["AccountLedgerMeta"];
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Suppress values by hand; batch and bulk runs then answer them free with reason `suppressed`. Test values are never suppressed: they come back in `test_values`
+   * @description Adds values to the suppression list (normalized like lookups). Values that cannot be read come back in `invalid`; test values are never suppressed. Free.
+   */
+  addAddressSuppressions: {
+    requestBody: {
+      content: {
+        "application/json": {
+          addresses: components["schemas"]["AddressAddresses2"];
+          reason?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      201: {
+        content: {
+          "application/json": components["schemas"]["EmailSuppressionsResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Take values off the suppression list
+   * @description Removes the given values (normalized like lookups); answers how many were removed. Free.
+   */
+  removeAddressSuppressions: {
+    requestBody: {
+      content: {
+        "application/json": {
+          addresses: components["schemas"]["AddressAddresses2"];
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["EmailSuppressionsResponse2"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Remove one suppression entry
+   * @description Removes one entry by its id. Another account's entry is 404. Free.
+   */
+  deleteAddressSuppression: {
+    parameters: {
+      path: {
+        suppressionId: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: components["schemas"]["AddressSuppression"];
+            meta: {
+              request_id: string;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Every address answer of the account (test values excepted), newest first, kept 90 days
+   * @description What the account's address lookups answered (single, batch, bulk, monitors), newest first, 100 a page; test values are not kept. Free.
+   */
+  listAddressHistory: {
+    parameters: {
+      query?: {
+        page?: number;
+        since?: string;
+        until?: string;
+        verification?: "verified" | "format_only" | "invalid";
+        address?: string;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              lookups: ({
+                  id: number;
+                  request_id: string;
+                  address: string;
+                  normalized_address: string;
+                  /** @enum {string} */
+                  verification: "verified" | "format_only" | "invalid";
+                  reason: string | null;
+                  credits_used: number;
+                  cache_hit: boolean;
+                  suppressed: boolean;
+                  created_at: components["schemas"]["CreatedAt"];
+                })[];
+            };
+            meta: components["schemas"]["EmailBulkMeta"];
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * The account's address sending policy, or null
+   * @description The rules that decide `policy.action` (`send`, `review`, `block`) on every address answer of the account; null when none is set. Free.
+   */
+  getAddressPolicy: {
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["AddressPolicyResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Replace the address sending policy; it never changes a price
+   * @description Replaces the whole policy. From the next lookup, every answer carries `policy: {action, rules_hit}` and bulk CSVs the `policy_action` and `policy_rules_hit` columns. A policy never changes what a lookup costs. Free.
+   */
+  replaceAddressPolicy: {
+    requestBody: {
+      content: {
+        "application/json": {
+          verification?: components["schemas"]["Verification"];
+          risk_level?: components["schemas"]["RiskLevel"];
+          reasons?: components["schemas"]["PropertiesReasons2"];
+          /** @enum {string} */
+          po_box?: "send" | "review" | "block";
+          /** @enum {string} */
+          corrections?: "send" | "review" | "block";
+          /** @enum {string} */
+          delivery_point?: "send" | "review" | "block";
+          allowed_countries?: string[];
+          blocked_countries?: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["AddressPolicyResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Remove the sending policy; answers then carry policy: null
+   * @description Deletes the policy; `deleted` is false when there was none. Free.
+   */
+  deleteAddressPolicy: {
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["EmailPolicyResponse2"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Report delivery outcomes of address values (normalized); free
+   * @description Reports what happened when the account used values it looked up (delivered, bounced, complained, ...). Feedback is counted in the summary and feeds the product's delivery-feedback dataset; it never changes a past answer or a price. Free.
+   */
+  reportAddressFeedback: {
+    requestBody: {
+      content: {
+        "application/json": {
+          events: ({
+              address: components["schemas"]["AnyOfResponse16"];
+              /** @enum {string} */
+              outcome: "delivered" | "returned" | "undeliverable";
+              occurred_at?: components["schemas"]["OccurredAt"];
+              detail?: string;
+            })[];
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["EmailFeedbackResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Feedback counts by outcome and by country over a window (default the last 30 days)
+   * @description Counts of the account's feedback by outcome, and by the answer it followed, over a window. Free.
+   */
+  getAddressFeedbackSummary: {
+    parameters: {
+      query?: {
+        since?: string;
+        until?: string;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              since: components["schemas"]["CreatedAt"];
+              until: components["schemas"]["CreatedAt"];
+              total: number;
+              outcomes: {
+                [key: string]: number;
+              };
+              kinds: components["schemas"]["Kinds"];
+              by_country: {
+                  country: string;
+                  total: number;
+                  delivered: number;
+                  returned: number;
+                  undeliverable: number;
+                }[];
+              ignored: number;
+            };
+            meta: {
+              request_id: string;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * The account's entity monitors, newest first, 100 a page
+   * @description Every entity monitor of the account with its schedule, webhook status and last run. Monitors re-check a saved list weekly or monthly through the same paid walk as a batch and report what changed. Free.
+   */
+  listEntityMonitors: {
+    parameters: {
+      query?: {
+        page?: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              monitors: components["schemas"]["EntityMonitor"][];
+            };
+            meta: components["schemas"]["AccountLedgerMeta"];
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Create a monitor; the webhook signing secret is returned once
+   * @description Saves a list of entity values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `entity_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
+   */
+  createEntityMonitor: {
+    requestBody: {
+      content: {
+        "application/json": {
+          name: string;
+          /** @enum {string} */
+          cadence: "weekly" | "monthly";
+          webhook_url?: string | null;
+          /**
+           * @default changes
+           * @enum {string}
+           */
+          webhook_events?: "changes" | "every_run";
+          /** @default false */
+          alert_emails?: boolean;
+          identifiers: components["schemas"]["Identifiers"];
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      201: {
+        content: {
+          "application/json": components["schemas"]["EntityMonitorsResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * One monitor
+   * @description The monitor with its schedule, next run, last run summary and webhook status. Another account's monitor is 404. Free.
+   */
+  getEntityMonitor: {
+    parameters: {
+      path: {
+        monitorId: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["EntityMonitorsResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Delete a monitor and its baselines
+   * @description Deletes the monitor, its baselines and its schedule; answers the monitor as it was. Free.
+   */
+  deleteEntityMonitor: {
+    parameters: {
+      path: {
+        monitorId: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["EntityMonitorsResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Change a monitor (PATCH rules 1-6); a new webhook URL returns a new secret once
+   * @description Changes the fields given (the list, `name`, `cadence`, `webhook_url`, `webhook_events`, `alert_emails`); absent fields stay. Setting a new webhook URL mints a new secret, returned once in `webhook_secret`; clearing it stops deliveries. Free.
+   */
+  updateEntityMonitor: {
+    parameters: {
+      path: {
+        monitorId: number;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          name?: string;
+          /** @enum {string} */
+          cadence?: "weekly" | "monthly";
+          webhook_url?: string | null;
+          /** @enum {string} */
+          webhook_events?: "changes" | "every_run";
+          alert_emails?: boolean;
+          identifiers?: components["schemas"]["Identifiers"];
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["EntityMonitorsResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Run a monitor now (billed like a batch); the schedule is unchanged
+   * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
+   */
+  runEntityMonitor: {
+    parameters: {
+      query?: {
+        refresh?: components["schemas"]["EmailMonitorsRunParameter"];
+      };
+      path: {
+        monitorId: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              monitor: components["schemas"]["EntityMonitor"];
+              summary: components["schemas"]["AnyOfResponse27"];
+              changes: components["schemas"]["Changes"];
+            };
+            meta: {
+              request_id: string;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description INSUFFICIENT_CREDITS */
+      402: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "INSUFFICIENT_CREDITS";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * List consistency bulk runs, newest first, 100 a page
+   * @description Runs of the account, newest first, filtered by `status` and a creation window (`since`, `until`); runs are kept 30 days. Free.
+   */
+  listConsistencyBulkRuns: {
+    parameters: {
+      query?: {
+        status?: "queued" | "processing" | "completed" | "failed" | "cancelled";
+        since?: string;
+        until?: string;
+        page?: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              jobs: components["schemas"]["ConsistencyJob"][];
+            };
+            meta: components["schemas"]["EmailBulkMeta"];
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Start a bulk consistency run (up to 100,000 values); the webhook secret is returned once
+   * @description Stores the list (duplicates collapsed by the product's key) and queues the run; answers 202 with the job before any value is looked up. Values are billed as they are answered, like a batch (test values, repeats and suppressed values free). `Idempotency-Key` replays the first answer for the same list. Poll `GET /consistency/bulk/{jobId}` or give `webhook_url`: `bulk_consistency_job.finished` is posted there, signed with the `webhook_secret` returned only here.
+   */
+  startConsistencyBulkRun: {
+    requestBody: {
+      content: {
+        "application/json": {
+          rows: ({
+              /** @description An email address (answered without the mailbox handshake). */
+              email?: string | null;
+              phone?: components["schemas"]["Phone"];
+              /** @description An IPv4 or IPv6 address. */
+              ip?: string | null;
+              address?: components["schemas"]["ConsistencyAddress"];
+              entity?: components["schemas"]["Entity"];
+            })[];
+          webhook_url?: string | null;
+          refresh?: boolean | null;
+          max_age?: number | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      202: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              job: components["schemas"]["ConsistencyJob"];
+              webhook_secret: string | null;
+            };
+            meta: {
+              request_id: string;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description IDEMPOTENCY_KEY_REUSED */
+      409: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "IDEMPOTENCY_KEY_REUSED";
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Poll one run
+   * @description The run's status, counters, credits used, `stopped_reason` and webhook status. Another account's run is 404. Free.
+   */
+  getConsistencyBulkRun: {
+    parameters: {
+      path: {
+        jobId: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["ConsistencyBulkResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Cancel a queued or running run
+   * @description Asks the run to stop: a queued run is cancelled at once, a running one at its next step; rows answered so far stay billed and in the results. 409 when it already finished. Free.
+   */
+  cancelConsistencyBulkRun: {
+    parameters: {
+      path: {
+        jobId: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["ConsistencyBulkResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description JOB_ALREADY_FINISHED */
+      409: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "JOB_ALREADY_FINISHED";
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Resume a run that stopped for lack of credits
+   * @description Continues a run that stopped with `insufficient_credits` or `key_spend_cap` from the first row not answered. 409 when the run cannot resume or its input was deleted (after 7 days). Free; the rows are billed as they are answered.
+   */
+  resumeConsistencyBulkRun: {
+    parameters: {
+      path: {
+        jobId: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["ConsistencyBulkResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description JOB_NOT_RESUMABLE, JOB_INPUT_EXPIRED */
+      409: {
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "JOB_NOT_RESUMABLE" | "JOB_INPUT_EXPIRED";
+            };
+          });
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Results as CSV (kept 30 days): index, input, score, level, phone_country_matches_ip_country, phone_country_matches_address_country, ip_country_matches_address_country, entity_country_matches_address_country, entity_country_matches_phone_country, entity_country_matches_ip_country, email_tld_country_matches_address_country, email_domain_resembles_entity_name, email_is_business_for_entity, address_postcode_matches_locality, ip_not_anonymous, phone_line_not_virtual, agreements, disagreements, risk_score, risk_level, credits_used, suppressed
+   * @description The results as `text/csv` (RFC 4180, cells that a spreadsheet would run as formulas prefixed with `'`), one row per submitted row in input order; `variant` keeps the rows of one verdict counter. 409 while the run is going, or when it was cancelled or failed before any row. Free.
+   */
+  getConsistencyBulkResults: {
+    parameters: {
+      query?: {
+        variant?: "consistent" | "mixed" | "inconsistent" | "undecided";
+      };
+      path: {
+        jobId: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["EmailBulkResultsResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description RESULTS_NOT_READY, JOB_CANCELLED, JOB_FAILED */
+      409: {
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "RESULTS_NOT_READY" | "JOB_CANCELLED" | "JOB_FAILED";
+            };
+          });
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Queue the completion webhook again (same body, new V2 timestamp); 10 a minute per user
+   * @description Queues the run's finished event again: the same bytes, a fresh V2 signature, the same `Webhook-Delivery-Id`. 409 without a webhook URL or before the run finished. Free.
+   */
+  redeliverConsistencyBulkWebhook: {
+    parameters: {
+      path: {
+        jobId: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      202: {
+        content: {
+          "application/json": components["schemas"]["ConsistencyBulkResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          };
+        };
+      };
+      /** @description WEBHOOK_NOT_CONFIGURED, JOB_NOT_FINISHED */
+      409: {
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "WEBHOOK_NOT_CONFIGURED" | "JOB_NOT_FINISHED";
+            };
+          });
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Every dataset behind the answers, with the version that `sources` reports
+   * @description Any valid secret key may call it, whatever its scopes.
+   */
+  getDataStatus: {
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              datasets: ({
+                  name: string;
+                  /** @description Null: a refreshed dataset whose first import has not succeeded yet. */
+                  version: string | null;
+                  records: number | null;
+                  loaded_at: components["schemas"]["CancelledAt"];
+                  /** @description What the dataset covers: `full` (the publisher's complete file, for `countries` when named), `partial` (named countries or regions, or a file known to leave values out) or `sample` (a few named values). Only a `full` dataset turns a value it lacks into a negative answer. A refreshed dataset not installed yet covers nothing (`partial`). */
+                  coverage: {
+                    /** @enum {string} */
+                    kind: "full" | "partial" | "sample";
+                    countries?: string[];
+                    note?: string;
+                  };
+                  /** @description The scheduled refresh from the publisher; null for a dataset that is not refreshed on schedule. */
+                  refresh: ({
+                    /** @enum {string} */
+                    status: "never" | "running" | "ok" | "failed";
+                    phase: ("fetch" | "import" | "sweep") | null;
+                    last_attempt_at: components["schemas"]["CancelledAt"];
+                    last_success_at: components["schemas"]["CancelledAt"];
+                    generation: number | null;
+                    error: string | null;
+                    stale: boolean;
+                    /** @description Why the last refresh was recorded as `partial` although the publisher's whole file is `full`: its rows fell short of the floor of a complete file (docs/operations.md). Null otherwise. */
+                    coverage_note: string | null;
+                  }) | null;
+                })[];
+            };
+            meta: {
+              request_id: string;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["StatusDataResponse"];
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Send a signed test delivery; 10 a minute per key, free
+   * @description Posts a fixed sample body of the event (starting with `"test":true`) to `url`, signed with a secret minted for this call (`X-Service-Signature-V2`, and `X-Service-Signature` until 1 March 2027), with a `Webhook-Delivery-Id` of the form `whd_test_...`, and answers the outcome, the secret, the signatures and the body, so a receiver can be checked end to end. Up to 3 attempts. Free.
+   */
+  sendTestWebhook: {
+    requestBody: {
+      content: {
+        "application/json": {
+          /** Format: uri */
+          url: string;
+          /** @enum {string} */
+          event: "bulk_email_job.finished" | "bulk_phone_job.finished" | "bulk_ip_job.finished" | "bulk_address_job.finished" | "bulk_consistency_job.finished" | "email.settled" | "email_monitor.run" | "phone_monitor.run" | "ip_monitor.run" | "address_monitor.run" | "entity_monitor.run" | "email_domain_monitor.run";
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              delivered: boolean;
+              status_code: number;
+              detail: string;
+              secret: string;
+              signature: string;
+              timestamped_signature: string;
+              timestamp: number;
+              body: string;
+            };
+            meta: {
+              request_id: string;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, SANDBOX_ENDPOINT_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["StatusDataResponse"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          };
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Look up one IP address given in the path
+   * @description Country, ASN and network of an IPv4 or IPv6 address from the installed range tables, with `tor`, `vpn`, `proxy` and hosting signals and a documented `risk_score`; a field no installed dataset covers is null, never a guess (docs/ip.md). Five fresh lookups that place an address cost 1 credit (`meta.ip_lookups_prepaid`: how many of the block remain); unplaced, reserved, invalid, test and 7-day repeat lookups are free.
+   */
+  lookupIpInPath: {
+    parameters: {
+      path: {
+        ip: string;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": components["schemas"]["IpResponse"];
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description INSUFFICIENT_CREDITS */
+      402: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "INSUFFICIENT_CREDITS";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["EmailResponse"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+            };
+          });
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * A signed delivery to your webhook_url or callback_url
+   * @description Events: `bulk_{product}_job.finished`, `{product}_monitor.run`, `email.settled`. Verify `X-Service-Signature-V2` (HMAC-SHA256 keyed with the secret exactly as returned, `whsec_` included, over `v2:{t}:{raw body}`; reject a `t` more than 300 s from your clock), then drop a `Webhook-Delivery-Id` you already processed: it is the same on every attempt and redelivery of one delivery. Answer 2xx quickly; connection errors, timeouts and 5xx are retried (3 attempts). A body is at most 8 MiB (8,388,608 bytes); a larger one is not sent, and the delivery fails with a `webhook_detail` saying so. The request carries no key: authenticate it by the signature alone. A `{product}_monitor.run` body is the run's answer: each entry of its `changes` carries `reason` (`recheck`, `feedback`, `suppressed`, `dataset`, `partner` or null), as in the monitor's run answer.
+   */
+  receiveDelivery: {
+    parameters: {
+      header: {
+        /** @description `t={unix seconds},v2={lowercase hex HMAC-SHA256 of "v2:{t}:{raw body}"}` */
+        "X-Service-Signature-V2": string;
+        /** @description Hex HMAC-SHA256 of the raw body; sent until 1 March 2027. */
+        "X-Service-Signature"?: string;
+        /** @description `whd_{id}`, the same on every attempt and redelivery of one delivery (`whd_test_{uuid}` for a test delivery). Not signed: check it after the signature. */
+        "Webhook-Delivery-Id": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          event: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Any 2xx: delivered. 3xx and 4xx: failed at once. 5xx, timeouts: retried. */
+      200: {
+        content: never;
+      };
+    };
+  };
+}
