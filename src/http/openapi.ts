@@ -149,9 +149,10 @@ function withExamples(
     );
   // A GET's request examples are its parameters': each parameter shows the values the examples give it.
   for (const param of (op.parameters ?? []) as { name: string; in: string; examples?: object }[]) {
-    const valueOf = (example: OperationExample) => (param.in === "query" ? example.query : example.params)?.[param.name];
-    const given = examples.filter((example) => valueOf(example) !== undefined);
-    if (given.length) param.examples = named(valueOf, given);
+    const valueIn = (example: OperationExample) =>
+      (param.in === "query" ? example.query : example.params)?.[param.name];
+    const given = examples.filter((example) => valueIn(example) !== undefined);
+    if (given.length) param.examples = named(valueIn, given);
   }
   const withBody = examples.filter((example) => example.body !== undefined);
   const body = op.requestBody as { content: Record<string, Record<string, unknown>> } | undefined;

@@ -42,9 +42,9 @@ describe.skipIf(!executablePath)("address autocomplete widget", () => {
     const { page, line1, list } = await demo({ key });
     await page.getByLabel("Country (two letters)").fill("FR");
     await line1.pressSequentially("55 rue du faub", { delay: 30 });
-    await expect.poll(() => list.getByRole("option").allTextContents()).toEqual([
-      "55 Rue du Faubourg Saint-Honoré, 75008 Paris 8e Arrondissement",
-    ]);
+    await expect
+      .poll(() => list.getByRole("option").allTextContents())
+      .toEqual(["55 Rue du Faubourg Saint-Honoré, 75008 Paris 8e Arrondissement"]);
     expect(await line1.getAttribute("aria-expanded")).toBe("true");
     expect(await line1.getAttribute("aria-controls")).toBe(await list.getAttribute("id"));
     await line1.fill("rue");

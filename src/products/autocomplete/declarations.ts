@@ -8,7 +8,7 @@ const ANSWER =
   "Suggestions ranked best first: a listed house number on a street the query starts, then such streets, streets " +
   "the words are inside of, places by name, then postcodes; each with its `precision` (`premise`, `street`, " +
   "`postcode`). `reason`: `not_covered` (no installed dataset covers the country: an empty list) or `too_short` " +
-  "(fewer than 3 characters); `sources` cite the datasets with their `coverage` (docs/address.md, \"Autocomplete\").";
+  '(fewer than 3 characters); `sources` cite the datasets with their `coverage` (docs/address.md, "Autocomplete").';
 const COST =
   "Ten answered requests cost 1 credit, counted in the account's prepaid units; answers with a `reason`, test " +
   "values (country `ZZ`) and the same query for the same country within 10 minutes are free.";

@@ -8,7 +8,7 @@ import { fold, placeKey, streetKey } from "../address/names";
  */
 
 const UNINDEXED = new Set(["A", "AU", "AUX", "D", "DE", "DES", "DU", "EN", "ET", "L", "LA", "LE", "LES", "OF", "THE"]);
-/** A house number with its BAN suffix, glued (`12BIS`) or apart (`12 bis`): `12 BIS`, as `address_premises` spells it. */
+/** A house number with its BAN suffix, glued (`12BIS`) or apart (`12 bis`): `12 BIS`, as the premises spell it. */
 const NUMBER = /^(\d{1,4})(BIS|TER|QUATER|[A-Z])?$/;
 const SUFFIX = /^(BIS|TER|QUATER|[A-Z])$/;
 

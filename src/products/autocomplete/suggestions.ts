@@ -2,7 +2,7 @@ import { readHits, tier, type Hit } from "./search";
 import type { Query } from "./normalise";
 import type { Suggestion } from "./result";
 
-/** Countries that write the postcode before the place (`75008 Paris`), and the number after the street (`Hauptstr. 1`). */
+/** Countries writing the postcode before the place (`75008 Paris`), and the number after the street (`Hauptstr. 1`). */
 const POSTCODE_FIRST = new Set(["FR", "DE", "AT", "CH", "BE", "NL", "ES", "IT"]);
 const NUMBER_AFTER = new Set(["DE", "AT", "CH", "NL"]);
 

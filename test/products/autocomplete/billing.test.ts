@@ -8,7 +8,17 @@ import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { AutocompleteResult } from "../../../src/products/autocomplete/result";
 import { SITEVERIFY_SECRET } from "../../fixtures/constants";
 import { installSamples } from "../../address-samples";
-import { admin, anotherKey, BASE, bearer, call, createAccount, creditsStub, json, type TestAccount } from "../../helpers";
+import {
+  admin,
+  anotherKey,
+  BASE,
+  bearer,
+  call,
+  createAccount,
+  creditsStub,
+  json,
+  type TestAccount,
+} from "../../helpers";
 import { connect } from "../../mcp-client";
 
 beforeAll(installSamples);
@@ -147,7 +157,11 @@ describe("the autocomplete_address tool", () => {
     const acct = await createAccount({ pack: 1 });
     const workerFetch: typeof fetch = (input, init) => SELF.fetch(input instanceof URL ? input.href : input, init);
     const { tool, close } = await connect(BASE, acct.key, workerFetch, { paceMs: 250 });
-    const answer = await tool<AutocompleteResult>("autocomplete_address", { q: "2 av champs", country: "FR", limit: 1 });
+    const answer = await tool<AutocompleteResult>("autocomplete_address", {
+      q: "2 av champs",
+      country: "FR",
+      limit: 1,
+    });
     expect(answer.isError).toBe(false);
     expect(answer.data.suggestions.map((s) => [s.text, s.precision])).toEqual([
       ["2 Avenue des Champs-Élysées, 75008 Paris 8e Arrondissement", "premise"],

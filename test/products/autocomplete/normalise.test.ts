@@ -13,9 +13,11 @@ describe("parseQuery", () => {
   });
 
   it("splits off a leading house number with its suffix, glued or apart", () => {
-    expect(["12 rue x", "12bis rue x", "12 bis rue x", "12 ter rue x", "12b rue x", "rue x 12"].map(
-      (q) => parseQuery(q).number,
-    )).toEqual(["12", "12 BIS", "12 BIS", "12 TER", "12 B", null]);
+    expect(
+      ["12 rue x", "12bis rue x", "12 bis rue x", "12 ter rue x", "12b rue x", "rue x 12"].map(
+        (q) => parseQuery(q).number,
+      ),
+    ).toEqual(["12", "12 BIS", "12 BIS", "12 TER", "12 B", null]);
     expect(parseQuery("12 bis rue x").words).toEqual(["RUE", "X"]);
     // A lone number, or five digits, is a postcode being typed, not a house number.
     expect([parseQuery("750").number, parseQuery("75008 paris").number]).toEqual([null, null]);
