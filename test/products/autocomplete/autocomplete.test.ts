@@ -5,7 +5,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { AutocompleteResult } from "../../../src/products/autocomplete/result";
 import { installSamples } from "../../address-samples";
-import { anotherKey, bearer, call, createAccount } from "../../helpers";
+import { admin, anotherKey, bearer, call, createAccount } from "../../helpers";
 
 // Five requests a second per key (spec "Limits"): the account's keys take turns.
 let keys: string[] = [];
@@ -137,5 +137,15 @@ describe("GET /address/autocomplete", () => {
     const { body } = await get({ q: "1 test", country: "ZZ", limit: "1" }, fresh.key);
     expect(body.data.suggestions.map((s) => s.text)).toEqual(["1 Test Street, Testville ZZ1 1ZZ"]);
     expect(body.meta).toMatchObject({ credits_used: 0, autocomplete_prepaid: 0 });
+    await admin("PUT", "/sandbox", { enabled: true });
+    const sandbox = (country: string) =>
+      call<AutocompleteResult>(
+        `/api/v1/address/autocomplete?${new URLSearchParams({ q: "1 test", country })}`,
+        bearer("sk_test_public_sandbox", { "CF-Connecting-IP": "203.0.113.78" }),
+      );
+    const sample = await sandbox("ZZ");
+    expect([sample.status, sample.body.data.suggestions.length, sample.body.meta.credits_used]).toEqual([200, 2, 0]);
+    const other = await sandbox("FR");
+    expect([other.status, other.body.error?.code]).toEqual([403, "SANDBOX_VALUE_NOT_ALLOWED"]);
   });
 });
