@@ -54,7 +54,9 @@ describe.skipIf(!executablePath)("address autocomplete widget", () => {
     const second = list.getByRole("option").nth(1);
     expect(await second.getAttribute("aria-selected")).toBe("true");
     expect(await line1.getAttribute("aria-activedescendant")).toBe(await second.getAttribute("id"));
-    await page.screenshot({ path: join(ROOT, "docs", "widget-autocomplete.png") });
+    // docs/widget.md shows this one: refreshed with UPDATE_DOCS_SCREENSHOTS=1, so a test run leaves the tree clean.
+    if (process.env.UPDATE_DOCS_SCREENSHOTS === "1")
+      await page.screenshot({ path: join(ROOT, "docs", "widget-autocomplete.png") });
     await page.screenshot({ path: join(outputDir, "widget-autocomplete.png"), fullPage: true });
     await page.keyboard.press("Enter");
     expect(await line1.inputValue()).toBe("Rue du Faubourg Saint-Honoré");
