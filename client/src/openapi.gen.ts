@@ -26,7 +26,7 @@ export interface paths {
   "/api/v1/account/requests/{requestId}": {
     /**
      * What one request did
-     * @description The record of one request of the account: endpoint, key, status, credits used and why. Request ids come from `meta.request_id` or `X-Request-Id`. Readable as soon as that request's answer was received: a record still on its way to storage is waited for (up to 5 s after the request) when asked with the credential that made the request (the same key); any other id is answered at once. Another account's request is 404. Free.
+     * @description The record of one request of the account: endpoint, key, status, credits used and why. Request ids come from `meta.request_id` or `X-Request-Id`. Readable as soon as that request's answer was received: a record still on its way to storage is waited for (up to 5 s after the request). Another account's request is 404. Free.
      */
     get: operations["getAccountRequest"];
   };
@@ -163,6 +163,20 @@ export interface paths {
      */
     get: operations["listAddressStreets"];
   };
+  "/api/v1/address/autocomplete": {
+    /**
+     * Address suggestions for a partial query; 10 answered requests per credit
+     * @description `q` is what was typed so far, `country` the ISO 3166-1 alpha-2 code. Suggestions ranked best first: a listed house number on a street the query starts, then such streets, streets the words are inside of, places by name, then postcodes; each with its `precision` (`premise`, `street`, `postcode`). `reason`: `not_covered` (no installed dataset covers the country: an empty list) or `too_short` (fewer than 3 characters); `sources` cite the datasets with their `coverage` (docs/address.md, "Autocomplete"). Ten answered requests cost 1 credit, counted in the account's prepaid units; answers with a `reason`, test values (country `ZZ`) and the same query for the same country within 10 minutes are free.
+     */
+    get: operations["autocompleteAddress"];
+  };
+  "/api/v1/address/autocomplete/public": {
+    /**
+     * Browser autocomplete with a publishable key; answers without meta
+     * @description Authenticated by `key` in the body and the `Origin` header, with the visitor budget and challenge of every browser endpoint; billed to the key's account like `GET /address/autocomplete`. Suggestions ranked best first: a listed house number on a street the query starts, then such streets, streets the words are inside of, places by name, then postcodes; each with its `precision` (`premise`, `street`, `postcode`). `reason`: `not_covered` (no installed dataset covers the country: an empty list) or `too_short` (fewer than 3 characters); `sources` cite the datasets with their `coverage` (docs/address.md, "Autocomplete").
+     */
+    post: operations["autocompleteAddressPublic"];
+  };
   "/api/v1/entity": {
     /**
      * Look up one LEI or company number; 1 credit when a register carries it and it is not a 7-day repeat
@@ -268,7 +282,7 @@ export interface paths {
     get: operations["listEmailMonitors"];
     /**
      * Create a monitor; the webhook signing secret is returned once
-     * @description Saves a list of email values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `email_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch. An account has at most 100 monitors, all products together.
+     * @description Saves a list of email values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `email_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
      */
     post: operations["createEmailMonitor"];
   };
@@ -292,7 +306,7 @@ export interface paths {
   "/api/v1/email/monitors/{monitorId}/run": {
     /**
      * Run a monitor now (billed like a batch); the schedule is unchanged
-     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay; 429 past 20 runs asked by hand a day for the account (scheduled runs do not count).
+     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
      */
     post: operations["runEmailMonitor"];
   };
@@ -304,7 +318,7 @@ export interface paths {
     get: operations["listEmailDomainMonitors"];
     /**
      * Create a monitor; the webhook signing secret is returned once
-     * @description Saves a list of email values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `email_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch. An account has at most 100 monitors, all products together.
+     * @description Saves a list of email values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `email_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
      */
     post: operations["createEmailDomainMonitor"];
   };
@@ -328,7 +342,7 @@ export interface paths {
   "/api/v1/email/domain-monitors/{monitorId}/run": {
     /**
      * Run a monitor now (billed like a batch); the schedule is unchanged
-     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay; 429 past 20 runs asked by hand a day for the account (scheduled runs do not count).
+     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
      */
     post: operations["runEmailDomainMonitor"];
   };
@@ -456,7 +470,7 @@ export interface paths {
     get: operations["listPhoneMonitors"];
     /**
      * Create a monitor; the webhook signing secret is returned once
-     * @description Saves a list of phone values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `phone_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch. An account has at most 100 monitors, all products together.
+     * @description Saves a list of phone values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `phone_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
      */
     post: operations["createPhoneMonitor"];
   };
@@ -480,7 +494,7 @@ export interface paths {
   "/api/v1/phone/monitors/{monitorId}/run": {
     /**
      * Run a monitor now (billed like a batch); the schedule is unchanged
-     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay; 429 past 20 runs asked by hand a day for the account (scheduled runs do not count).
+     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
      */
     post: operations["runPhoneMonitor"];
   };
@@ -608,7 +622,7 @@ export interface paths {
     get: operations["listIpMonitors"];
     /**
      * Create a monitor; the webhook signing secret is returned once
-     * @description Saves a list of ip values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `ip_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch. An account has at most 100 monitors, all products together.
+     * @description Saves a list of ip values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `ip_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
      */
     post: operations["createIpMonitor"];
   };
@@ -632,7 +646,7 @@ export interface paths {
   "/api/v1/ip/monitors/{monitorId}/run": {
     /**
      * Run a monitor now (billed like a batch); the schedule is unchanged
-     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay; 429 past 20 runs asked by hand a day for the account (scheduled runs do not count).
+     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
      */
     post: operations["runIpMonitor"];
   };
@@ -712,7 +726,7 @@ export interface paths {
     get: operations["listAddressMonitors"];
     /**
      * Create a monitor; the webhook signing secret is returned once
-     * @description Saves a list of address values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `address_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch. An account has at most 100 monitors, all products together.
+     * @description Saves a list of address values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `address_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
      */
     post: operations["createAddressMonitor"];
   };
@@ -736,7 +750,7 @@ export interface paths {
   "/api/v1/address/monitors/{monitorId}/run": {
     /**
      * Run a monitor now (billed like a batch); the schedule is unchanged
-     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay; 429 past 20 runs asked by hand a day for the account (scheduled runs do not count).
+     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
      */
     post: operations["runAddressMonitor"];
   };
@@ -810,7 +824,7 @@ export interface paths {
     get: operations["listEntityMonitors"];
     /**
      * Create a monitor; the webhook signing secret is returned once
-     * @description Saves a list of entity values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `entity_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch. An account has at most 100 monitors, all products together.
+     * @description Saves a list of entity values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `entity_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
      */
     post: operations["createEntityMonitor"];
   };
@@ -834,7 +848,7 @@ export interface paths {
   "/api/v1/entity/monitors/{monitorId}/run": {
     /**
      * Run a monitor now (billed like a batch); the schedule is unchanged
-     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay; 429 past 20 runs asked by hand a day for the account (scheduled runs do not count).
+     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
      */
     post: operations["runEntityMonitor"];
   };
@@ -925,7 +939,7 @@ export interface components {
       success: false;
       error: {
         /** @enum {string} */
-        code: "UNAUTHENTICATED" | "VALIDATION_FAILED" | "RATE_LIMITED" | "NOT_FOUND" | "INSUFFICIENT_CREDITS" | "RESULTS_NOT_READY" | "JOB_ALREADY_FINISHED" | "JOB_CANCELLED" | "JOB_FAILED" | "JOB_NOT_RESUMABLE" | "JOB_INPUT_EXPIRED" | "IP_LIST_LIMIT_REACHED" | "MONITOR_LIMIT_REACHED" | "JOB_NOT_FINISHED" | "WEBHOOK_NOT_CONFIGURED" | "INVALID_PUBLISHABLE_KEY" | "ORIGIN_NOT_ALLOWED" | "KEY_IP_NOT_ALLOWED" | "KEY_ACCOUNT_MISMATCH" | "KEY_SCOPE_DENIED" | "KEY_SPEND_CAP_REACHED" | "SANDBOX_ENDPOINT_NOT_ALLOWED" | "SANDBOX_VALUE_NOT_ALLOWED" | "SANDBOX_UNAVAILABLE" | "CHALLENGE_FAILED" | "UNKNOWN_FEEDBACK_PROVIDER" | "INVALID_FEEDBACK_KEY" | "EMAIL_NOT_VERIFIED" | "IDEMPOTENCY_KEY_REUSED" | "ADDRESS_LIST_UNAVAILABLE" | "ADDRESS_STREETS_NOT_FOUND" | "ASN_NOT_FOUND" | "ASN_INDEX_UNAVAILABLE" | "PHONE_BLOCK_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "SERVER_ERROR";
+        code: "UNAUTHENTICATED" | "VALIDATION_FAILED" | "RATE_LIMITED" | "NOT_FOUND" | "INSUFFICIENT_CREDITS" | "RESULTS_NOT_READY" | "JOB_ALREADY_FINISHED" | "JOB_CANCELLED" | "JOB_FAILED" | "JOB_NOT_RESUMABLE" | "JOB_INPUT_EXPIRED" | "IP_LIST_LIMIT_REACHED" | "JOB_NOT_FINISHED" | "WEBHOOK_NOT_CONFIGURED" | "INVALID_PUBLISHABLE_KEY" | "ORIGIN_NOT_ALLOWED" | "KEY_IP_NOT_ALLOWED" | "KEY_ACCOUNT_MISMATCH" | "KEY_SCOPE_DENIED" | "KEY_SPEND_CAP_REACHED" | "SANDBOX_ENDPOINT_NOT_ALLOWED" | "SANDBOX_VALUE_NOT_ALLOWED" | "SANDBOX_UNAVAILABLE" | "CHALLENGE_FAILED" | "UNKNOWN_FEEDBACK_PROVIDER" | "INVALID_FEEDBACK_KEY" | "EMAIL_NOT_VERIFIED" | "IDEMPOTENCY_KEY_REUSED" | "ADDRESS_LIST_UNAVAILABLE" | "ADDRESS_STREETS_NOT_FOUND" | "ASN_NOT_FOUND" | "ASN_INDEX_UNAVAILABLE" | "PHONE_BLOCK_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "SERVER_ERROR";
         message: string;
         request_id: string;
         errors?: {
@@ -1005,15 +1019,10 @@ export interface components {
         dataset: string;
         version: string;
         /**
-         * @description The coverage the dataset had when it answered: `full` (the publisher's complete file; live checks, partners and the account's own lists are `full`), `partial` (part of it), `sample` (synthetic rows standing in for a register, as `npm run dev` loads them, or a stand-in of `npm run dev -- --offline` for a live check) or `none` (a live check or partner that was asked and gave no answer: nothing of the answer comes from it).
+         * @description The coverage the dataset had when it answered: `full` (the publisher's complete file; live checks, partners and the account's own lists are `full`), `partial` (part of it) or `sample` (synthetic rows standing in for a register, as `npm run dev` loads them).
          * @enum {string}
          */
-        coverage: "full" | "partial" | "sample" | "none";
-        /**
-         * @description Present (`false`) on a dataset that was consulted but decided no field of the answer: a sample or part of a file that does not hold the value says nothing about it. Absent on every source that decided something.
-         * @constant
-         */
-        decided?: false;
+        coverage: "full" | "partial" | "sample";
       })[];
     Policy: ({
       /** @enum {string} */
@@ -1051,7 +1060,7 @@ export interface components {
       smtp_checked_at: components["schemas"]["CancelledAt"];
       mailbox_exists: boolean | null;
       catch_all: boolean | null;
-      smtp_reason: ("greylisted" | "blocked" | "no_mailbox" | "mailbox_full" | "mailbox_disabled" | "timeout" | "provider_unavailable") | null;
+      smtp_reason: ("greylisted" | "no_mailbox" | "mailbox_full" | "mailbox_disabled" | "timeout" | "provider_unavailable") | null;
       mailbox_confidence: number | null;
       did_you_mean: string | null;
       sources: components["schemas"]["Sources"];
@@ -1188,12 +1197,6 @@ export interface components {
       vpn: boolean | null;
       /** @description In an installed open-proxy list: true; false only when a list with full coverage is installed; else null. */
       proxy: boolean | null;
-      /** @description Why `tor` is what it is: null when a list decided it (true: a list holds the address; false: a complete list does not); `not_checked` (reserved or invalid: no list asked), `dataset_not_installed`, `not_covered` (part of a list is installed and does not hold it) or `sample_data` (the list asked is a synthetic sample: its word either way, never the published list's). */
-      tor_reason: ("not_checked" | "dataset_not_installed" | "not_covered" | "sample_data") | null;
-      /** @description Why `vpn` is what it is: null when a list decided it (true: a list holds the address; false: a complete list does not); `not_checked` (reserved or invalid: no list asked), `dataset_not_installed`, `not_covered` (part of a list is installed and does not hold it) or `sample_data` (the list asked is a synthetic sample: its word either way, never the published list's). */
-      vpn_reason: ("not_checked" | "dataset_not_installed" | "not_covered" | "sample_data") | null;
-      /** @description Why `proxy` is what it is: null when a list decided it (true: a list holds the address; false: a complete list does not); `not_checked` (reserved or invalid: no list asked), `dataset_not_installed`, `not_covered` (part of a list is installed and does not hold it) or `sample_data` (the list asked is a synthetic sample: its word either way, never the published list's). */
-      proxy_reason: ("not_checked" | "dataset_not_installed" | "not_covered" | "sample_data") | null;
       anonymous: boolean | null;
       list: ({
         id: number;
@@ -1323,7 +1326,30 @@ export interface components {
       sources: components["schemas"]["Sources"];
       policy: components["schemas"]["Policy"];
     };
-    /** @description Without it the value says: 20 letters or digits are an LEI, a UK company number's shape (8 digits, or 2 letters and 6 digits) a company number in GB; anything else answers `unsupported_register` with a `country` whose register is not supported, else `invalid_identifier`. */
+    AddressAutocompleteAnswer: {
+      suggestions: ({
+          /** @description The suggestion on one line, as a field would show it. */
+          text: string;
+          /** @description House number and street; null for a postcode suggestion. */
+          line1: string | null;
+          locality: string | null;
+          region: string | null;
+          /** @description The postcode (Great Britain's street suggestions: the postcode district). */
+          postcode: string;
+          country: string;
+          /**
+           * @description `premise`: the house number is listed on the street; `street`; `postcode`: a postcode and its place.
+           * @enum {string}
+           */
+          precision: "premise" | "street" | "postcode";
+          /** @description Stable while the datasets' generation is: the same suggestion has the same id. */
+          id: string;
+        })[];
+      /** @description `not_covered`: no installed dataset covers the country; `too_short`: fewer than 3 characters. Free. */
+      reason: ("not_covered" | "too_short") | null;
+      sources: components["schemas"]["Sources"];
+    };
+    /** @description Without it the value says: 20 letters or digits are an LEI, a UK company number's shape (8 digits, or 2 letters and 6 digits) a company number in GB; anything else answers `invalid_identifier`. */
     Type: ("lei" | "company_number") | null;
     EntityRequest: {
       identifier: string;
@@ -1346,8 +1372,8 @@ export interface components {
       flags: "dissolved_in_national_register"[];
       sources: components["schemas"]["Sources"];
     };
-    ItemsResponse4: string | components["schemas"]["EntityRequest"];
-    Identifiers: components["schemas"]["ItemsResponse4"][];
+    ItemsResponse5: string | components["schemas"]["EntityRequest"];
+    Identifiers: components["schemas"]["ItemsResponse5"][];
     /** @description A phone number: a string with `+`, or `{phone, country}`. */
     Phone: components["schemas"]["ItemsResponse2"] | null;
     AnyOfResponse16: unknown;
@@ -1409,6 +1435,14 @@ export interface components {
       data: {
         job: components["schemas"]["Job"];
       };
+      meta: {
+        request_id: string;
+      };
+    };
+    EmailBulkResultsResponse: {
+      /** @constant */
+      success: true;
+      data: unknown;
       meta: {
         request_id: string;
       };
@@ -1922,7 +1956,7 @@ export interface components {
     EntityMonitor: {
       id: number;
       name: string;
-      identifiers: components["schemas"]["ItemsResponse4"][];
+      identifiers: components["schemas"]["ItemsResponse5"][];
       /** @enum {string} */
       cadence: "weekly" | "monthly";
       webhook_url: string | null;
@@ -2246,7 +2280,7 @@ export interface operations {
   };
   /**
    * What one request did
-   * @description The record of one request of the account: endpoint, key, status, credits used and why. Request ids come from `meta.request_id` or `X-Request-Id`. Readable as soon as that request's answer was received: a record still on its way to storage is waited for (up to 5 s after the request) when asked with the credential that made the request (the same key); any other id is answered at once. Another account's request is 404. Free.
+   * @description The record of one request of the account: endpoint, key, status, credits used and why. Request ids come from `meta.request_id` or `X-Request-Id`. Readable as soon as that request's answer was received: a record still on its way to storage is waited for (up to 5 s after the request). Another account's request is 404. Free.
    */
   getAccountRequest: {
     parameters: {
@@ -2629,7 +2663,7 @@ export interface operations {
               smtp_checked_at: components["schemas"]["CancelledAt"];
               mailbox_exists: boolean | null;
               catch_all: boolean | null;
-              smtp_reason: ("greylisted" | "blocked" | "no_mailbox" | "mailbox_full" | "mailbox_disabled" | "timeout" | "provider_unavailable") | null;
+              smtp_reason: ("greylisted" | "no_mailbox" | "mailbox_full" | "mailbox_disabled" | "timeout" | "provider_unavailable") | null;
               mailbox_confidence: number | null;
               did_you_mean: string | null;
               sources: components["schemas"]["Sources"];
@@ -4439,6 +4473,207 @@ export interface operations {
     };
   };
   /**
+   * Address suggestions for a partial query; 10 answered requests per credit
+   * @description `q` is what was typed so far, `country` the ISO 3166-1 alpha-2 code. Suggestions ranked best first: a listed house number on a street the query starts, then such streets, streets the words are inside of, places by name, then postcodes; each with its `precision` (`premise`, `street`, `postcode`). `reason`: `not_covered` (no installed dataset covers the country: an empty list) or `too_short` (fewer than 3 characters); `sources` cite the datasets with their `coverage` (docs/address.md, "Autocomplete"). Ten answered requests cost 1 credit, counted in the account's prepaid units; answers with a `reason`, test values (country `ZZ`) and the same query for the same country within 10 minutes are free.
+   */
+  autocompleteAddress: {
+    parameters: {
+      query: {
+        q: string;
+        country: string;
+        limit?: number;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: components["schemas"]["AddressAutocompleteAnswer"];
+            meta: {
+              credits_used: number;
+              credits_remaining: number;
+              cache_hit: boolean;
+              autocomplete_prepaid: number;
+              request_id: string;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "UNAUTHENTICATED";
+            };
+          };
+        };
+      };
+      /** @description INSUFFICIENT_CREDITS */
+      402: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "INSUFFICIENT_CREDITS";
+            };
+          };
+        };
+      };
+      /** @description EMAIL_NOT_VERIFIED, KEY_ACCOUNT_MISMATCH, KEY_IP_NOT_ALLOWED, KEY_SCOPE_DENIED, SANDBOX_VALUE_NOT_ALLOWED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["EmailResponse"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+            };
+          });
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+      /** @description SANDBOX_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SANDBOX_UNAVAILABLE";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Browser autocomplete with a publishable key; answers without meta
+   * @description Authenticated by `key` in the body and the `Origin` header, with the visitor budget and challenge of every browser endpoint; billed to the key's account like `GET /address/autocomplete`. Suggestions ranked best first: a listed house number on a street the query starts, then such streets, streets the words are inside of, places by name, then postcodes; each with its `precision` (`premise`, `street`, `postcode`). `reason`: `not_covered` (no installed dataset covers the country: an empty list) or `too_short` (fewer than 3 characters); `sources` cite the datasets with their `coverage` (docs/address.md, "Autocomplete").
+   */
+  autocompleteAddressPublic: {
+    requestBody: {
+      content: {
+        "application/json": {
+          /** Format: starts_with */
+          key: string;
+          challenge_token?: string | null;
+          /** @description What the visitor typed so far (1-200 characters). */
+          q: string;
+          /** @description ISO 3166-1 alpha-2; `UK` reads as `GB`. */
+          country: string;
+          /**
+           * @description At most this many suggestions (1-10).
+           * @default 5
+           */
+          limit?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: components["schemas"]["AddressAutocompleteAnswer"];
+          };
+        };
+      };
+      /** @description INVALID_PUBLISHABLE_KEY */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "INVALID_PUBLISHABLE_KEY";
+            };
+          };
+        };
+      };
+      /** @description INSUFFICIENT_CREDITS */
+      402: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "INSUFFICIENT_CREDITS";
+            };
+          };
+        };
+      };
+      /** @description KEY_ACCOUNT_MISMATCH, ORIGIN_NOT_ALLOWED, CHALLENGE_FAILED */
+      403: {
+        content: {
+          "application/json": components["schemas"]["EmailPublicResponse"];
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_FAILED";
+            };
+          };
+        };
+      };
+      /** @description KEY_SPEND_CAP_REACHED, RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "KEY_SPEND_CAP_REACHED" | "RATE_LIMITED";
+            };
+          });
+        };
+      };
+      /** @description SERVER_ERROR */
+      500: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVER_ERROR";
+            };
+          };
+        };
+      };
+    };
+  };
+  /**
    * Look up one LEI or company number; 1 credit when a register carries it and it is not a 7-day repeat
    * @description `identifier` with its `type` and `country` where needed. Answered from registers synced locally (GLEIF for LEIs, national company registers): `found` with the legal name, status, address and register; `found: false` with a `reason` (unknown identifier, checksum failure, unsupported or not-installed register) (docs/entity.md). 1 credit per identifier a register carries, not for a repeat within 7 days; everything else is free.
    */
@@ -5799,7 +6034,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "text/csv": string;
+          "application/json": components["schemas"]["EmailBulkResultsResponse"];
         };
       };
       /** @description UNAUTHENTICATED */
@@ -6078,7 +6313,7 @@ export interface operations {
   };
   /**
    * Create a monitor; the webhook signing secret is returned once
-   * @description Saves a list of email values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `email_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch. An account has at most 100 monitors, all products together.
+   * @description Saves a list of email values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `email_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
    */
   createEmailMonitor: {
     requestBody: {
@@ -6121,17 +6356,6 @@ export interface operations {
       403: {
         content: {
           "application/json": components["schemas"]["AccountResponse2"];
-        };
-      };
-      /** @description MONITOR_LIMIT_REACHED */
-      409: {
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            error?: {
-              /** @enum {unknown} */
-              code?: "MONITOR_LIMIT_REACHED";
-            };
-          };
         };
       };
       /** @description VALIDATION_FAILED */
@@ -6469,7 +6693,7 @@ export interface operations {
   };
   /**
    * Run a monitor now (billed like a batch); the schedule is unchanged
-   * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay; 429 past 20 runs asked by hand a day for the account (scheduled runs do not count).
+   * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
    */
   runEmailMonitor: {
     parameters: {
@@ -6672,7 +6896,7 @@ export interface operations {
   };
   /**
    * Create a monitor; the webhook signing secret is returned once
-   * @description Saves a list of email values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `email_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch. An account has at most 100 monitors, all products together.
+   * @description Saves a list of email values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `email_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
    */
   createEmailDomainMonitor: {
     requestBody: {
@@ -6715,17 +6939,6 @@ export interface operations {
       403: {
         content: {
           "application/json": components["schemas"]["AccountResponse2"];
-        };
-      };
-      /** @description MONITOR_LIMIT_REACHED */
-      409: {
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            error?: {
-              /** @enum {unknown} */
-              code?: "MONITOR_LIMIT_REACHED";
-            };
-          };
         };
       };
       /** @description VALIDATION_FAILED */
@@ -7063,7 +7276,7 @@ export interface operations {
   };
   /**
    * Run a monitor now (billed like a batch); the schedule is unchanged
-   * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay; 429 past 20 runs asked by hand a day for the account (scheduled runs do not count).
+   * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
    */
   runEmailDomainMonitor: {
     parameters: {
@@ -8638,7 +8851,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "text/csv": string;
+          "application/json": components["schemas"]["EmailBulkResultsResponse"];
         };
       };
       /** @description UNAUTHENTICATED */
@@ -8917,7 +9130,7 @@ export interface operations {
   };
   /**
    * Create a monitor; the webhook signing secret is returned once
-   * @description Saves a list of phone values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `phone_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch. An account has at most 100 monitors, all products together.
+   * @description Saves a list of phone values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `phone_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
    */
   createPhoneMonitor: {
     requestBody: {
@@ -8961,17 +9174,6 @@ export interface operations {
       403: {
         content: {
           "application/json": components["schemas"]["AccountResponse2"];
-        };
-      };
-      /** @description MONITOR_LIMIT_REACHED */
-      409: {
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            error?: {
-              /** @enum {unknown} */
-              code?: "MONITOR_LIMIT_REACHED";
-            };
-          };
         };
       };
       /** @description VALIDATION_FAILED */
@@ -9310,7 +9512,7 @@ export interface operations {
   };
   /**
    * Run a monitor now (billed like a batch); the schedule is unchanged
-   * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay; 429 past 20 runs asked by hand a day for the account (scheduled runs do not count).
+   * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
    */
   runPhoneMonitor: {
     parameters: {
@@ -10880,7 +11082,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "text/csv": string;
+          "application/json": components["schemas"]["EmailBulkResultsResponse"];
         };
       };
       /** @description UNAUTHENTICATED */
@@ -11159,7 +11361,7 @@ export interface operations {
   };
   /**
    * Create a monitor; the webhook signing secret is returned once
-   * @description Saves a list of ip values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `ip_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch. An account has at most 100 monitors, all products together.
+   * @description Saves a list of ip values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `ip_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
    */
   createIpMonitor: {
     requestBody: {
@@ -11202,17 +11404,6 @@ export interface operations {
       403: {
         content: {
           "application/json": components["schemas"]["AccountResponse2"];
-        };
-      };
-      /** @description MONITOR_LIMIT_REACHED */
-      409: {
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            error?: {
-              /** @enum {unknown} */
-              code?: "MONITOR_LIMIT_REACHED";
-            };
-          };
         };
       };
       /** @description VALIDATION_FAILED */
@@ -11550,7 +11741,7 @@ export interface operations {
   };
   /**
    * Run a monitor now (billed like a batch); the schedule is unchanged
-   * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay; 429 past 20 runs asked by hand a day for the account (scheduled runs do not count).
+   * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
    */
   runIpMonitor: {
     parameters: {
@@ -12474,7 +12665,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "text/csv": string;
+          "application/json": components["schemas"]["EmailBulkResultsResponse"];
         };
       };
       /** @description UNAUTHENTICATED */
@@ -12753,7 +12944,7 @@ export interface operations {
   };
   /**
    * Create a monitor; the webhook signing secret is returned once
-   * @description Saves a list of address values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `address_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch. An account has at most 100 monitors, all products together.
+   * @description Saves a list of address values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `address_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
    */
   createAddressMonitor: {
     requestBody: {
@@ -12798,17 +12989,6 @@ export interface operations {
       403: {
         content: {
           "application/json": components["schemas"]["AccountResponse2"];
-        };
-      };
-      /** @description MONITOR_LIMIT_REACHED */
-      409: {
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            error?: {
-              /** @enum {unknown} */
-              code?: "MONITOR_LIMIT_REACHED";
-            };
-          };
         };
       };
       /** @description VALIDATION_FAILED */
@@ -13147,7 +13327,7 @@ export interface operations {
   };
   /**
    * Run a monitor now (billed like a batch); the schedule is unchanged
-   * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay; 429 past 20 runs asked by hand a day for the account (scheduled runs do not count).
+   * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
    */
   runAddressMonitor: {
     parameters: {
@@ -14216,7 +14396,7 @@ export interface operations {
   };
   /**
    * Create a monitor; the webhook signing secret is returned once
-   * @description Saves a list of entity values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `entity_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch. An account has at most 100 monitors, all products together.
+   * @description Saves a list of entity values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `entity_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
    */
   createEntityMonitor: {
     requestBody: {
@@ -14259,17 +14439,6 @@ export interface operations {
       403: {
         content: {
           "application/json": components["schemas"]["AccountResponse2"];
-        };
-      };
-      /** @description MONITOR_LIMIT_REACHED */
-      409: {
-        content: {
-          "application/json": components["schemas"]["Error"] & {
-            error?: {
-              /** @enum {unknown} */
-              code?: "MONITOR_LIMIT_REACHED";
-            };
-          };
         };
       };
       /** @description VALIDATION_FAILED */
@@ -14607,7 +14776,7 @@ export interface operations {
   };
   /**
    * Run a monitor now (billed like a batch); the schedule is unchanged
-   * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay; 429 past 20 runs asked by hand a day for the account (scheduled runs do not count).
+   * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
    */
   runEntityMonitor: {
     parameters: {
@@ -15237,7 +15406,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "text/csv": string;
+          "application/json": components["schemas"]["EmailBulkResultsResponse"];
         };
       };
       /** @description UNAUTHENTICATED */
@@ -15463,7 +15632,7 @@ export interface operations {
                     generation: number | null;
                     error: string | null;
                     stale: boolean;
-                    /** @description Why what the last refresh installed is below the publisher's whole file: `partial`, its rows short of the floor of a complete file, or `sample`, served by a stand-in publisher as `npm run dev -- --offline` runs them (docs/operations.md). Null otherwise. */
+                    /** @description Why the last refresh was recorded as `partial` although the publisher's whole file is `full`: its rows fell short of the floor of a complete file (docs/operations.md). Null otherwise. */
                     coverage_note: string | null;
                   }) | null;
                 })[];

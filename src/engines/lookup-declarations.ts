@@ -20,8 +20,12 @@ import type { WalkProduct } from "./product/walk-roles";
  */
 export type LookupKind = "single" | "batch" | "browser" | "read";
 
-/** Meta fields a lookup shows beyond its kind's base (single/read: credits_used, credits_remaining, cache_hit). */
-export type LookupMetaField = "suppressed" | "refreshed" | "fair_use_billed" | "ip_lookups_prepaid" | "settling";
+/**
+ * Meta fields a lookup shows beyond its kind's base (single/read: credits_used, credits_remaining, cache_hit). A name
+ * ending `_prepaid` reports the account's prepaid units of a product that sells several a credit (IP's
+ * `ip_lookups_prepaid`, autocomplete's `autocomplete_prepaid`).
+ */
+export type LookupMetaField = "suppressed" | "refreshed" | "fair_use_billed" | `${string}_prepaid` | "settling";
 
 /** Per-item meta fields of a batch beyond credits_used and cache_hit. */
 export type ItemMetaField = "suppressed" | "refreshed" | "fair_use_billed";

@@ -149,6 +149,13 @@ function withExamples(
     Object.fromEntries(
       list.map((example, i) => [`example${i + 1}`, { summary: example.summary, value: pick(example) }]),
     );
+  // A GET's request examples are its parameters': each parameter shows the values the examples give it.
+  for (const param of (op.parameters ?? []) as { name: string; in: string; examples?: object }[]) {
+    const valueIn = (example: OperationExample) =>
+      (param.in === "query" ? example.query : example.params)?.[param.name];
+    const given = examples.filter((example) => valueIn(example) !== undefined);
+    if (given.length) param.examples = named(valueIn, given);
+  }
   const withBody = examples.filter((example) => example.body !== undefined);
   const body = op.requestBody as { content: Record<string, Record<string, unknown>> } | undefined;
   if (body && withBody.length) body.content["application/json"]!.examples = named((example) => example.body, withBody);

@@ -1,6 +1,7 @@
 import type { LookupDeclarations } from "../engines/lookup-declarations";
 import { asProduct, type Product } from "../engines/product";
 import { addressDeclarations } from "./address/declarations";
+import { autocompleteDeclarations } from "./autocomplete/declarations";
 import { consistencyDeclarations } from "./consistency/declarations";
 import { consistencyRequestSchema } from "./consistency/schemas";
 import { emailDeclarations } from "./email/declarations";
@@ -8,6 +9,7 @@ import { entityDeclarations } from "./entity/declarations";
 import { ipDeclarations } from "./ip/declarations";
 import { phoneDeclarations } from "./phone/declarations";
 import { address } from "./address/product";
+import { autocompleteProduct } from "./autocomplete/product";
 import { consistencyProduct } from "./consistency/product";
 import { email } from "./email/product";
 import { lookupWithoutHandshake } from "./email/without-handshake";
@@ -16,6 +18,7 @@ import { objectItem } from "./entity/schemas";
 import { ip } from "./ip/product";
 import { phone } from "./phone/product";
 import { addressSurface } from "./address/surface";
+import { autocompleteSurface } from "./autocomplete/surface";
 import { consistencySurface } from "./consistency/surface";
 import { emailSurface } from "./email/surface";
 import { entitySurface } from "./entity/surface";
@@ -61,6 +64,7 @@ export const PRODUCTS = {
   phone: served(phone, phoneDeclarations, phoneSurface),
   ip: served(ip, ipDeclarations, ipSurface),
   address: served(address, addressDeclarations, addressSurface),
+  autocomplete: served(autocompleteProduct, autocompleteDeclarations, autocompleteSurface),
   entity: served(entity, entityDeclarations, entitySurface),
   consistency: served(
     consistency,

@@ -3,16 +3,23 @@ import type { ItemMetaField, LookupMetaField, LookupRoute } from "../engines/loo
 import { batchMeta, lookupMeta } from "../http/meta";
 import type { LookupAnswer } from "../lookups/service";
 
-const META_FIELDS: Record<LookupMetaField, z.ZodType> = {
+const META_FIELDS: Record<Exclude<LookupMetaField, `${string}_prepaid`>, z.ZodType> = {
   suppressed: z.boolean(),
   refreshed: z.boolean(),
   fair_use_billed: z.boolean(),
-  ip_lookups_prepaid: z.int(),
   settling: z.boolean().optional(),
 };
 
+const isPrepaid = (name: string) => name.endsWith("_prepaid");
+
 const fields = (names: readonly string[]) =>
-  Object.fromEntries(names.map((name) => [name, META_FIELDS[name as LookupMetaField]]));
+  Object.fromEntries(
+    names.map((name) => [name, isPrepaid(name) ? z.int() : META_FIELDS[name as keyof typeof META_FIELDS]]),
+  );
+
+/** The route's `*_prepaid` fields, each the walk's prepaid count (0 for a product that sells one unit a credit). */
+const prepaidOf = (route: LookupRoute, answer: LookupAnswer<unknown, unknown>) =>
+  Object.fromEntries((route.meta ?? []).filter(isPrepaid).map((name) => [name, answer.prepaid ?? 0]));
 
 /** The `meta` schema a declared route answers with (none for the browser endpoints). */
 export function metaSchema(route: LookupRoute): z.ZodObject | null {
@@ -45,7 +52,7 @@ const pick = (values: Record<string, unknown>, names: readonly string[]) =>
 /** A single lookup's or read's meta: what its one answer cost, and the fields the route declares. */
 export function singleMeta(route: LookupRoute, answer: LookupAnswer<unknown, unknown>) {
   const item = answer.items[0]!;
-  const values = { ...item.meta, credits_remaining: answer.creditsRemaining, ip_lookups_prepaid: answer.prepaid ?? 0 };
+  const values = { ...item.meta, credits_remaining: answer.creditsRemaining, ...prepaidOf(route, answer) };
   return pick(values, ["credits_used", "credits_remaining", "cache_hit", ...(route.meta ?? [])]);
 }
 
@@ -61,7 +68,7 @@ export function batchMetaOf(route: LookupRoute, answer: LookupAnswer<unknown, un
     credits_used: answer.creditsUsed,
     credits_remaining: answer.creditsRemaining,
     stopped_reason: answer.stoppedReason,
-    ip_lookups_prepaid: answer.prepaid ?? 0,
+    ...prepaidOf(route, answer),
     ...Object.fromEntries(counts),
   };
   return pick(values, [

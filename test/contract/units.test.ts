@@ -1,8 +1,8 @@
 /**
- * Products whose credit buys several units (products.md "IP": five placing lookups per credit). The opening lookup of
- * a block reports credits_used 1, the next four 0, `prepaid` tells how many remain, exact under concurrency; free
- * answers use no slot; an abandoned hold's units go back. Run with the fake product, remote and local, and with every
- * registered product that sells several units a credit (IP), as registered.
+ * Products whose credit buys several units, `n` (products.md "IP": five placing lookups per credit; autocomplete: ten
+ * requests). The opening lookup of a block reports credits_used 1, the next n - 1 0, `prepaid` tells how many remain,
+ * exact under concurrency; free answers use no slot; an abandoned hold's units go back. Run with the fake product,
+ * remote and local, and with every registered product that sells several units a credit, as registered.
  */
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -23,33 +23,38 @@ beforeAll(async () => {
   for (const subject of SUBJECTS) await subject.samples.setup?.();
 });
 
-describe.each(SUBJECTS)("five units a credit: $label", ({ product, samples }) => {
-  it("reports 1,0,0,0,0,1 for sequential single lookups, with prepaid 4,3,2,1,0,4", async () => {
+/** `1, 0 x (n - 1)`: what a block of n lookups reports, the opener first. */
+const block = (n: number) => [1, ...Array<number>(n - 1).fill(0)];
+
+describe.each(SUBJECTS)("units a credit: $label", ({ product, samples }) => {
+  const n = product.unitsPerCredit;
+
+  it("reports 1, 0 x (n - 1), 1 for sequential single lookups, with prepaid n - 1 down to 0, then n - 1", async () => {
     const acct = await funded(10);
     const runs = [];
-    for (const value of samples.paid(6)) runs.push(await walkOf(product, acct.payer, [value]));
-    expect(runs.map((r) => r.creditsUsed)).toEqual([1, 0, 0, 0, 0, 1]);
-    expect(runs.map((r) => r.items[0]!.meta.credits_used)).toEqual([1, 0, 0, 0, 0, 1]);
-    expect(runs.map((r) => r.prepaid)).toEqual([4, 3, 2, 1, 0, 4]);
+    for (const value of samples.paid(n + 1)) runs.push(await walkOf(product, acct.payer, [value]));
+    expect(runs.map((r) => r.creditsUsed)).toEqual([...block(n), 1]);
+    expect(runs.map((r) => r.items[0]!.meta.credits_used)).toEqual([...block(n), 1]);
+    expect(runs.map((r) => r.prepaid)).toEqual([...Array.from({ length: n }, (_, i) => n - 1 - i), n - 1]);
     expect((await creditsStub(acct.accountId).snapshot()).pack_credits).toBe(8);
   });
 
-  it("charges exactly 4 credits for 20 concurrent single lookups and ends with 0 prepaid", async () => {
+  it("charges exactly 4 credits for 4 n concurrent single lookups and ends with 0 prepaid", async () => {
     const acct = await funded(30);
-    const runs = await Promise.all(samples.paid(20).map((value) => walkOf(product, acct.payer, [value])));
+    const runs = await Promise.all(samples.paid(4 * n).map((value) => walkOf(product, acct.payer, [value])));
     expect(runs.reduce((sum, r) => sum + r.creditsUsed, 0)).toBe(4);
     expect(runs.filter((r) => r.items[0]!.meta.credits_used === 1)).toHaveLength(4);
     expect(await ledgerCharges(acct.accountId, () => true)).toMatchObject({ credits: 4 });
     expect(await creditsStub(acct.accountId).snapshot()).toMatchObject({ pack_credits: 26, reserved: 0 });
-    expect((await walkOf(product, acct.payer, samples.paid(1))).prepaid).toBe(4);
+    expect((await walkOf(product, acct.payer, samples.paid(1))).prepaid).toBe(n - 1);
   });
 
   it(
-    "answers 20 concurrent single lookups on a balance of exactly 4 credits: a hold for one unit needs no whole " +
+    "answers 4 n concurrent single lookups on a balance of exactly 4 credits: a hold for one unit needs no whole " +
       "free credit",
     async () => {
       const acct = await funded(4);
-      const runs = await Promise.all(samples.paid(20).map((value) => walkOf(product, acct.payer, [value])));
+      const runs = await Promise.all(samples.paid(4 * n).map((value) => walkOf(product, acct.payer, [value])));
       expect(runs.map((r) => [r.refused, r.processed])).toEqual(runs.map(() => [null, 1]));
       expect(runs.reduce((sum, r) => sum + r.creditsUsed, 0)).toBe(4);
       expect(await ledgerCharges(acct.accountId, () => true)).toMatchObject({ rows: 4, credits: 4 });
@@ -68,7 +73,7 @@ describe.each(SUBJECTS)("five units a credit: $label", ({ product, samples }) =>
     async () => {
       const acct = await funded(4);
       const stub = creditsStub(acct.accountId);
-      const units = { product: product.name, perCredit: 5 };
+      const units = { product: product.name, perCredit: n };
       const holds = await Promise.all(
         Array.from({ length: 20 }, (_, i) => stub.reserve({ requestId: `r${i}`, amount: 1, units })),
       );
@@ -81,16 +86,19 @@ describe.each(SUBJECTS)("five units a credit: $label", ({ product, samples }) =>
       const used = settled.filter((_, i) => i % 3 === 0).length;
       const charged = settled.reduce((sum, s) => sum + s.charged, 0);
       const { prepaid } = await stub.balance(product.name);
-      expect([used, charged, prepaid]).toEqual([7, 2, 3]);
-      expect(await stub.snapshot()).toMatchObject({ pack_credits: 2, reserved: 0 });
+      // Every unit of a charged credit is an answer or prepaid (five a credit: 2 charged, 3 prepaid; ten: 2, 13).
+      expect([used, charged * n - (prepaid ?? 0)]).toEqual([7, 7]);
+      expect(charged).toBeGreaterThanOrEqual(Math.ceil(7 / n));
+      expect(charged).toBeLessThanOrEqual(Math.ceil(20 / n));
+      expect(await stub.snapshot()).toMatchObject({ pack_credits: 4 - charged, reserved: 0 });
     },
   );
 
-  it("reports [1,0,0,0,0,1,0] for a list of 7 and leaves 3 prepaid", async () => {
+  it("reports 1, 0 x (n - 1), 1, 0 for a list of n + 2 and leaves n - 2 prepaid", async () => {
     const acct = await funded(10);
-    const run = await walkOf(product, acct.payer, samples.paid(7));
-    expect(run.items.map((i) => i.meta.credits_used)).toEqual([1, 0, 0, 0, 0, 1, 0]);
-    expect([run.creditsUsed, run.prepaid, run.creditsRemaining]).toEqual([2, 3, 8]);
+    const run = await walkOf(product, acct.payer, samples.paid(n + 2));
+    expect(run.items.map((i) => i.meta.credits_used)).toEqual([...block(n), 1, 0]);
+    expect([run.creditsUsed, run.prepaid, run.creditsRemaining]).toEqual([2, n - 2, 8]);
   });
 
   it("uses no slot for free answers", async () => {
@@ -105,7 +113,7 @@ describe.each(SUBJECTS)("five units a credit: $label", ({ product, samples }) =>
       b,
     ]);
     expect(run.items.map((i) => i.meta.credits_used)).toEqual([1, 0, 0, 0, 0, 0]);
-    expect([run.creditsUsed, run.prepaid]).toEqual([1, 3]);
+    expect([run.creditsUsed, run.prepaid]).toEqual([1, n - 2]);
   });
 
   it("reports the prepaid units on a call that charges nothing", async () => {
@@ -113,29 +121,29 @@ describe.each(SUBJECTS)("five units a credit: $label", ({ product, samples }) =>
     expect((await walkOf(product, acct.payer, [samples.free()])).prepaid).toBe(0);
     await walkOf(product, acct.payer, samples.paid(1));
     const free = await walkOf(product, acct.payer, [samples.free(), samples.malformed()]);
-    expect([free.creditsUsed, free.prepaid, free.creditsRemaining]).toEqual([0, 4, 9]);
+    expect([free.creditsUsed, free.prepaid, free.creditsRemaining]).toEqual([0, n - 1, 9]);
   });
 
-  it("answers 5 of 7 with 1 credit and no prepaid units, stopping with insufficient_credits", async () => {
+  it("answers n of n + 2 with 1 credit and no prepaid units, stopping with insufficient_credits", async () => {
     const acct = await funded(1);
-    const run = await walkOf(product, acct.payer, samples.paid(7));
+    const run = await walkOf(product, acct.payer, samples.paid(n + 2));
     expect(run).toMatchObject({
-      requested: 7,
-      processed: 5,
+      requested: n + 2,
+      processed: n,
       creditsUsed: 1,
       creditsRemaining: 0,
       prepaid: 0,
       stoppedReason: "insufficient_credits",
     });
-    expect(run.items.map((i) => i.meta.credits_used)).toEqual([1, 0, 0, 0, 0]);
+    expect(run.items.map((i) => i.meta.credits_used)).toEqual(block(n));
   });
 
   it("answers from prepaid units alone when no credit is left", async () => {
     const acct = await funded(1);
     await walkOf(product, acct.payer, samples.paid(1));
-    const run = await walkOf(product, acct.payer, samples.paid(6));
+    const run = await walkOf(product, acct.payer, samples.paid(n + 1));
     expect(run).toMatchObject({
-      processed: 4,
+      processed: n - 1,
       creditsUsed: 0,
       prepaid: 0,
       stoppedReason: "insufficient_credits",
@@ -149,8 +157,8 @@ describe.each(SUBJECTS)("five units a credit: $label", ({ product, samples }) =>
     await walkOf(product, acct.payer, samples.paid(1));
     const broken = { ...product, lookup: async () => Promise.reject(new Error("upstream broke")) };
     await expect(walkOf(broken, acct.payer, samples.paid(3))).rejects.toThrow("upstream broke");
-    const after = await walkOf(product, acct.payer, samples.paid(4));
-    expect(after.items.map((i) => i.meta.credits_used)).toEqual([0, 0, 0, 0]);
+    const after = await walkOf(product, acct.payer, samples.paid(n - 1));
+    expect(after.items.map((i) => i.meta.credits_used)).toEqual(Array(n - 1).fill(0));
     expect([after.creditsUsed, after.prepaid]).toEqual([0, 0]);
     expect(await creditsStub(acct.accountId).snapshot()).toMatchObject({ pack_credits: 0, reserved: 0 });
   });
@@ -162,13 +170,13 @@ describe.each(SUBJECTS)("five units a credit: $label", ({ product, samples }) =>
     const held = await stub.reserve({
       requestId: "abandoned",
       amount: 3,
-      units: { product: product.name, perCredit: 5 },
+      units: { product: product.name, perCredit: n },
       now: Date.now() - 16 * 60_000,
     });
     expect(held).toMatchObject({ ok: true, granted: 0, grantedUnits: 3 });
     await runDurableObjectAlarm(stub);
     expect((await stub.snapshot()).reserved).toBe(0);
     const after = await walkOf(product, acct.payer, samples.paid(1));
-    expect([after.creditsUsed, after.prepaid]).toEqual([0, 3]);
+    expect([after.creditsUsed, after.prepaid]).toEqual([0, n - 2]);
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
+import { productNames } from "../../src/products/registry";
 import { Browser, createSecretKey, signedUpOwner } from "../dashboard-browser";
 import { newRequestId } from "../../src/http/request-id-format";
 import { LIMITS } from "../../src/limits/limiter";
@@ -53,7 +54,9 @@ describe("dashboard: the usage page", () => {
       const usage = usageData(html);
       expect(usage.days).toHaveLength(30);
       expect(usage.days[29]).toBe(Math.floor(Date.now() / 86_400_000) * 86_400_000);
-      expect(usage.products).toEqual(["email", "phone", "ip", "address", "entity", "consistency"]);
+      // Every registered product, in registry order (a product joining the registry joins the page).
+      expect(usage.products).toEqual(productNames());
+      expect(usage.products.slice(0, 4)).toEqual(["email", "phone", "ip", "address"]);
       expect([usage.requests.email![29], usage.answers.email![29], usage.credits.email![29]]).toEqual([1, 1, 1]);
       expect(usage.requests.email!.slice(0, 29).every((n) => n === 0)).toBe(true);
       expect(totals(html, "email")).toEqual([1, 1, 1]);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { fetchDocument } from "../../scripts/generate-client.mjs";
+import { AUTOCOMPLETE } from "../../widget/src/autocomplete";
 import { PRODUCTS } from "../../widget/src/products";
 import { base } from "./stack";
 
@@ -12,9 +13,9 @@ describe("widget products", () => {
     async () => {
       const document = (await fetchDocument(base)) as { paths: Record<string, { post?: unknown }> };
       const served = Object.entries(document.paths)
-        .flatMap(([path, item]) => (item.post ? (/^\/api\/v1\/([a-z]+)\/public$/.exec(path)?.[1] ?? []) : []))
+        .flatMap(([path, item]) => (item.post ? (/^\/api\/v1\/([a-z/]+)\/public$/.exec(path)?.[1] ?? []) : []))
         .filter((name) => !NOT_A_FORM_FIELD.has(name));
-      expect(PRODUCTS.map((product) => product.name).sort()).toEqual(served.sort());
+      expect([...PRODUCTS.map((product) => product.name), AUTOCOMPLETE.name].sort()).toEqual(served.sort());
     },
   );
 });

@@ -68,7 +68,8 @@ describe("the OpenAPI examples (each product's examples.json, read through the r
       // A credit to hold: a live lookup (not a test value) is refused 402 without one, even when it ends free.
       const account = await createAccount({ pack: 1 });
       const [method, path] = operation.split(" ") as [string, string];
-      const url = path.replace(/\{(\w+)\}/g, (_m, name: string) => encodeURIComponent(example.params?.[name] ?? ""));
+      const filled = path.replace(/\{(\w+)\}/g, (_m, name: string) => encodeURIComponent(example.params?.[name] ?? ""));
+      const url = example.query ? `${filled}?${new URLSearchParams(example.query)}` : filled;
       const response = await SELF.fetch(`https://api.test${url}`, {
         method,
         headers: { Authorization: `Bearer ${account.key}`, "Content-Type": "application/json" },

@@ -5,6 +5,7 @@
  *
  * Attaches to every field a product covers (PRODUCTS), now and when added later. docs/widget.md lists the options.
  */
+import { AUTOCOMPLETE, attachAutocomplete } from "./autocomplete";
 import { attachField } from "./field";
 import { createLookup } from "./lookup";
 import { PRODUCTS, type WidgetProduct } from "./products";
@@ -41,10 +42,18 @@ function attach(input: HTMLInputElement, product?: WidgetProduct) {
   attachField(input, match, lookup, { debounce });
 }
 
+/** Makes an address line 1 field offer suggestions (docs/widget.md, "Address autocomplete"). Idempotent. */
+function complete(input: HTMLInputElement) {
+  if (attached.has(input) || input.dataset.verify === "off") return;
+  attached.add(input);
+  attachAutocomplete(input, lookup, { debounce: Number(option("autocompleteDebounce")) || 250 });
+}
+
 function scan(root: ParentNode) {
   for (const product of PRODUCTS) {
     root.querySelectorAll<HTMLInputElement>(product.selector).forEach((input) => attach(input, product));
   }
+  root.querySelectorAll<HTMLInputElement>(AUTOCOMPLETE.selector).forEach(complete);
 }
 
 function start() {
@@ -56,7 +65,8 @@ function start() {
   new MutationObserver((changes) => {
     for (const change of changes) {
       change.addedNodes.forEach((node) => {
-        if (node instanceof HTMLInputElement) attach(node);
+        if (node instanceof HTMLInputElement && node.matches(AUTOCOMPLETE.selector)) complete(node);
+        else if (node instanceof HTMLInputElement) attach(node);
         else if (node instanceof Element) scan(node);
       });
     }

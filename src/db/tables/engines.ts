@@ -90,6 +90,7 @@ export const feedback = sqliteTable(
   (t) => [
     index("feedback_account").on(t.accountId, t.product, t.createdAt),
     index("feedback_key").on(t.accountId, t.product, t.key),
+    index("feedback_facet").on(t.accountId, t.product, t.facet, t.createdAt),
   ],
 );
 

@@ -4,6 +4,7 @@ import type { GenerationTable, RefreshableDataset, RowReader, SourceFile } from 
 import { ADDRESS_DATASETS, type AddressDatasetName } from "./datasets";
 import type { PostcodeRow, PremiseRow, StreetRow } from "./records";
 import { placeKey, streetKey } from "./names";
+import { indexEntries, indexStatements, INDEX_KEY } from "../autocomplete/index-rows";
 
 /**
  * The address registers the scheduled refresh keeps current (src/engines/datasets/refreshable.ts): ONSPD, OS Open Names
@@ -18,6 +19,7 @@ const TABLE_KEYS = {
   address_postcodes: "country, postcode, dataset, generation, locality_key",
   address_streets: "country, postcode, street_key, dataset, generation",
   address_premises: "country, postcode, street_key, number, dataset, generation",
+  autocomplete_tokens: INDEX_KEY,
 } as const;
 
 function addressTable(name: AddressDatasetName): GenerationTable<AddressRow> {
@@ -80,6 +82,13 @@ function addressTable(name: AddressDatasetName): GenerationTable<AddressRow> {
             )
             .bind(name, generation, JSON.stringify(premises)),
         );
+      // The autocomplete index of the same rows, in the same generation: it switches with them.
+      const entries = indexEntries({
+        streets: rows.flatMap((row) => ("street" in row ? [row.street] : [])),
+        postcodes: rows.flatMap((row) => ("postcode" in row ? [row.postcode] : [])),
+        placesOfStreets: !ADDRESS_DATASETS[name].holds.includes("postcodes"),
+      });
+      statements.push(...indexStatements(db, { dataset: name, generation }, entries));
       return statements;
     },
     activate: (db, activation) => activateGeneration(db, name, activation),

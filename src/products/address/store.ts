@@ -7,6 +7,7 @@ import { addressPostcodes, addressStreets } from "./tables";
 import { ADDRESS_DATASET_NAMES, type AddressDatasetName } from "./datasets";
 import type { PostcodeRow, StreetRow } from "./records";
 import { placeKey, streetKey } from "./names";
+import { INDEX_KEY } from "../autocomplete/index-rows";
 
 /**
  * What the address product keeps in D1: postcode and street rows of the reference datasets, and which datasets are
@@ -205,6 +206,7 @@ const KEYS = {
   address_postcodes: "country, postcode, dataset, generation, locality_key",
   address_streets: "country, postcode, street_key, dataset, generation",
   address_premises: "country, postcode, street_key, number, dataset, generation",
+  autocomplete_tokens: INDEX_KEY,
 };
 
 /**
@@ -219,7 +221,7 @@ export async function removeDataset(
   const started = Date.now();
   await db.delete(datasets).where(eq(datasets.name, dataset));
   let deleted = 0;
-  for (const table of ["address_postcodes", "address_streets", "address_premises"] as const) {
+  for (const table of Object.keys(KEYS) as (keyof typeof KEYS)[]) {
     // WITHOUT ROWID tables: rows are picked by their primary key.
     const key = sql.raw(KEYS[table]);
     for (;;) {

@@ -214,6 +214,16 @@ describe("address registers on the scheduled refresh", { timeout: 40_000 }, () =
       coverage: "partial",
     });
     expect(await otherGenerations("address_premises", "fr-ban")).toBe(0);
+    // The autocomplete index was written in the same generation, switched with it and swept with the rest.
+    const suggested = await call<Record<string, any>>(
+      `/api/v1/address/autocomplete?${new URLSearchParams({ q: "1005 rue du faubourg", country: "FR", limit: "1" })}`,
+      { headers: { Authorization: `Bearer ${acct.key}` } },
+    );
+    expect(suggested.body.data.suggestions.map((s: any) => [s.line1, s.postcode, s.precision])).toEqual([
+      ["1005 Rue du Faubourg Saint-Honoré", "75008", "premise"],
+    ]);
+    expect(suggested.body.data.sources).toEqual([{ dataset: "fr-ban", version: "2026-11-25", coverage: "partial" }]);
+    expect(await otherGenerations("autocomplete_tokens", "fr-ban")).toBe(0);
   });
 
   it("an operator's import after a refresh writes into the generation answers read", async () => {
