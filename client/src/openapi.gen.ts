@@ -26,7 +26,7 @@ export interface paths {
   "/api/v1/account/requests/{requestId}": {
     /**
      * What one request did
-     * @description The record of one request of the account: endpoint, key, status, credits used and why. Request ids come from `meta.request_id` or `X-Request-Id`. Readable as soon as that request's answer was received: a record still on its way to storage is waited for (up to 5 s after the request). Another account's request is 404. Free.
+     * @description The record of one request of the account: endpoint, key, status, credits used and why. Request ids come from `meta.request_id` or `X-Request-Id`. Readable as soon as that request's answer was received: a record still on its way to storage is waited for (up to 5 s after the request) when asked with the credential that made the request (the same key); any other id is answered at once. Another account's request is 404. Free.
      */
     get: operations["getAccountRequest"];
   };
@@ -282,7 +282,7 @@ export interface paths {
     get: operations["listEmailMonitors"];
     /**
      * Create a monitor; the webhook signing secret is returned once
-     * @description Saves a list of email values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `email_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
+     * @description Saves a list of email values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `email_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch. An account has at most 100 monitors, all products together.
      */
     post: operations["createEmailMonitor"];
   };
@@ -306,7 +306,7 @@ export interface paths {
   "/api/v1/email/monitors/{monitorId}/run": {
     /**
      * Run a monitor now (billed like a batch); the schedule is unchanged
-     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
+     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay; 429 past 20 runs asked by hand a day for the account (scheduled runs do not count).
      */
     post: operations["runEmailMonitor"];
   };
@@ -318,7 +318,7 @@ export interface paths {
     get: operations["listEmailDomainMonitors"];
     /**
      * Create a monitor; the webhook signing secret is returned once
-     * @description Saves a list of email values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `email_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
+     * @description Saves a list of email values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `email_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch. An account has at most 100 monitors, all products together.
      */
     post: operations["createEmailDomainMonitor"];
   };
@@ -342,7 +342,7 @@ export interface paths {
   "/api/v1/email/domain-monitors/{monitorId}/run": {
     /**
      * Run a monitor now (billed like a batch); the schedule is unchanged
-     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
+     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay; 429 past 20 runs asked by hand a day for the account (scheduled runs do not count).
      */
     post: operations["runEmailDomainMonitor"];
   };
@@ -470,7 +470,7 @@ export interface paths {
     get: operations["listPhoneMonitors"];
     /**
      * Create a monitor; the webhook signing secret is returned once
-     * @description Saves a list of phone values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `phone_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
+     * @description Saves a list of phone values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `phone_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch. An account has at most 100 monitors, all products together.
      */
     post: operations["createPhoneMonitor"];
   };
@@ -494,7 +494,7 @@ export interface paths {
   "/api/v1/phone/monitors/{monitorId}/run": {
     /**
      * Run a monitor now (billed like a batch); the schedule is unchanged
-     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
+     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay; 429 past 20 runs asked by hand a day for the account (scheduled runs do not count).
      */
     post: operations["runPhoneMonitor"];
   };
@@ -622,7 +622,7 @@ export interface paths {
     get: operations["listIpMonitors"];
     /**
      * Create a monitor; the webhook signing secret is returned once
-     * @description Saves a list of ip values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `ip_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
+     * @description Saves a list of ip values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `ip_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch. An account has at most 100 monitors, all products together.
      */
     post: operations["createIpMonitor"];
   };
@@ -646,7 +646,7 @@ export interface paths {
   "/api/v1/ip/monitors/{monitorId}/run": {
     /**
      * Run a monitor now (billed like a batch); the schedule is unchanged
-     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
+     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay; 429 past 20 runs asked by hand a day for the account (scheduled runs do not count).
      */
     post: operations["runIpMonitor"];
   };
@@ -726,7 +726,7 @@ export interface paths {
     get: operations["listAddressMonitors"];
     /**
      * Create a monitor; the webhook signing secret is returned once
-     * @description Saves a list of address values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `address_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
+     * @description Saves a list of address values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `address_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch. An account has at most 100 monitors, all products together.
      */
     post: operations["createAddressMonitor"];
   };
@@ -750,7 +750,7 @@ export interface paths {
   "/api/v1/address/monitors/{monitorId}/run": {
     /**
      * Run a monitor now (billed like a batch); the schedule is unchanged
-     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
+     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay; 429 past 20 runs asked by hand a day for the account (scheduled runs do not count).
      */
     post: operations["runAddressMonitor"];
   };
@@ -824,7 +824,7 @@ export interface paths {
     get: operations["listEntityMonitors"];
     /**
      * Create a monitor; the webhook signing secret is returned once
-     * @description Saves a list of entity values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `entity_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
+     * @description Saves a list of entity values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `entity_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch. An account has at most 100 monitors, all products together.
      */
     post: operations["createEntityMonitor"];
   };
@@ -848,7 +848,7 @@ export interface paths {
   "/api/v1/entity/monitors/{monitorId}/run": {
     /**
      * Run a monitor now (billed like a batch); the schedule is unchanged
-     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
+     * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay; 429 past 20 runs asked by hand a day for the account (scheduled runs do not count).
      */
     post: operations["runEntityMonitor"];
   };
@@ -939,7 +939,7 @@ export interface components {
       success: false;
       error: {
         /** @enum {string} */
-        code: "UNAUTHENTICATED" | "VALIDATION_FAILED" | "RATE_LIMITED" | "NOT_FOUND" | "INSUFFICIENT_CREDITS" | "RESULTS_NOT_READY" | "JOB_ALREADY_FINISHED" | "JOB_CANCELLED" | "JOB_FAILED" | "JOB_NOT_RESUMABLE" | "JOB_INPUT_EXPIRED" | "IP_LIST_LIMIT_REACHED" | "JOB_NOT_FINISHED" | "WEBHOOK_NOT_CONFIGURED" | "INVALID_PUBLISHABLE_KEY" | "ORIGIN_NOT_ALLOWED" | "KEY_IP_NOT_ALLOWED" | "KEY_ACCOUNT_MISMATCH" | "KEY_SCOPE_DENIED" | "KEY_SPEND_CAP_REACHED" | "SANDBOX_ENDPOINT_NOT_ALLOWED" | "SANDBOX_VALUE_NOT_ALLOWED" | "SANDBOX_UNAVAILABLE" | "CHALLENGE_FAILED" | "UNKNOWN_FEEDBACK_PROVIDER" | "INVALID_FEEDBACK_KEY" | "EMAIL_NOT_VERIFIED" | "IDEMPOTENCY_KEY_REUSED" | "ADDRESS_LIST_UNAVAILABLE" | "ADDRESS_STREETS_NOT_FOUND" | "ASN_NOT_FOUND" | "ASN_INDEX_UNAVAILABLE" | "PHONE_BLOCK_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "SERVER_ERROR";
+        code: "UNAUTHENTICATED" | "VALIDATION_FAILED" | "RATE_LIMITED" | "NOT_FOUND" | "INSUFFICIENT_CREDITS" | "RESULTS_NOT_READY" | "JOB_ALREADY_FINISHED" | "JOB_CANCELLED" | "JOB_FAILED" | "JOB_NOT_RESUMABLE" | "JOB_INPUT_EXPIRED" | "IP_LIST_LIMIT_REACHED" | "MONITOR_LIMIT_REACHED" | "JOB_NOT_FINISHED" | "WEBHOOK_NOT_CONFIGURED" | "INVALID_PUBLISHABLE_KEY" | "ORIGIN_NOT_ALLOWED" | "KEY_IP_NOT_ALLOWED" | "KEY_ACCOUNT_MISMATCH" | "KEY_SCOPE_DENIED" | "KEY_SPEND_CAP_REACHED" | "SANDBOX_ENDPOINT_NOT_ALLOWED" | "SANDBOX_VALUE_NOT_ALLOWED" | "SANDBOX_UNAVAILABLE" | "CHALLENGE_FAILED" | "UNKNOWN_FEEDBACK_PROVIDER" | "INVALID_FEEDBACK_KEY" | "EMAIL_NOT_VERIFIED" | "IDEMPOTENCY_KEY_REUSED" | "ADDRESS_LIST_UNAVAILABLE" | "ADDRESS_STREETS_NOT_FOUND" | "ASN_NOT_FOUND" | "ASN_INDEX_UNAVAILABLE" | "PHONE_BLOCK_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "SERVER_ERROR";
         message: string;
         request_id: string;
         errors?: {
@@ -1019,10 +1019,15 @@ export interface components {
         dataset: string;
         version: string;
         /**
-         * @description The coverage the dataset had when it answered: `full` (the publisher's complete file; live checks, partners and the account's own lists are `full`), `partial` (part of it) or `sample` (synthetic rows standing in for a register, as `npm run dev` loads them).
+         * @description The coverage the dataset had when it answered: `full` (the publisher's complete file; live checks, partners and the account's own lists are `full`), `partial` (part of it), `sample` (synthetic rows standing in for a register, as `npm run dev` loads them, or a stand-in of `npm run dev -- --offline` for a live check) or `none` (a live check or partner that was asked and gave no answer: nothing of the answer comes from it).
          * @enum {string}
          */
-        coverage: "full" | "partial" | "sample";
+        coverage: "full" | "partial" | "sample" | "none";
+        /**
+         * @description Present (`false`) on a dataset that was consulted but decided no field of the answer: a sample or part of a file that does not hold the value says nothing about it. Absent on every source that decided something.
+         * @constant
+         */
+        decided?: false;
       })[];
     Policy: ({
       /** @enum {string} */
@@ -1060,7 +1065,7 @@ export interface components {
       smtp_checked_at: components["schemas"]["CancelledAt"];
       mailbox_exists: boolean | null;
       catch_all: boolean | null;
-      smtp_reason: ("greylisted" | "no_mailbox" | "mailbox_full" | "mailbox_disabled" | "timeout" | "provider_unavailable") | null;
+      smtp_reason: ("greylisted" | "blocked" | "no_mailbox" | "mailbox_full" | "mailbox_disabled" | "timeout" | "provider_unavailable") | null;
       mailbox_confidence: number | null;
       did_you_mean: string | null;
       sources: components["schemas"]["Sources"];
@@ -1197,6 +1202,12 @@ export interface components {
       vpn: boolean | null;
       /** @description In an installed open-proxy list: true; false only when a list with full coverage is installed; else null. */
       proxy: boolean | null;
+      /** @description Why `tor` is what it is: null when a list decided it (true: a list holds the address; false: a complete list does not); `not_checked` (reserved or invalid: no list asked), `dataset_not_installed`, `not_covered` (part of a list is installed and does not hold it) or `sample_data` (the list asked is a synthetic sample: its word either way, never the published list's). */
+      tor_reason: ("not_checked" | "dataset_not_installed" | "not_covered" | "sample_data") | null;
+      /** @description Why `vpn` is what it is: null when a list decided it (true: a list holds the address; false: a complete list does not); `not_checked` (reserved or invalid: no list asked), `dataset_not_installed`, `not_covered` (part of a list is installed and does not hold it) or `sample_data` (the list asked is a synthetic sample: its word either way, never the published list's). */
+      vpn_reason: ("not_checked" | "dataset_not_installed" | "not_covered" | "sample_data") | null;
+      /** @description Why `proxy` is what it is: null when a list decided it (true: a list holds the address; false: a complete list does not); `not_checked` (reserved or invalid: no list asked), `dataset_not_installed`, `not_covered` (part of a list is installed and does not hold it) or `sample_data` (the list asked is a synthetic sample: its word either way, never the published list's). */
+      proxy_reason: ("not_checked" | "dataset_not_installed" | "not_covered" | "sample_data") | null;
       anonymous: boolean | null;
       list: ({
         id: number;
@@ -1349,7 +1360,7 @@ export interface components {
       reason: ("not_covered" | "too_short") | null;
       sources: components["schemas"]["Sources"];
     };
-    /** @description Without it the value says: 20 letters or digits are an LEI, a UK company number's shape (8 digits, or 2 letters and 6 digits) a company number in GB; anything else answers `invalid_identifier`. */
+    /** @description Without it the value says: 20 letters or digits are an LEI, a UK company number's shape (8 digits, or 2 letters and 6 digits) a company number in GB; anything else answers `unsupported_register` with a `country` whose register is not supported, else `invalid_identifier`. */
     Type: ("lei" | "company_number") | null;
     EntityRequest: {
       identifier: string;
@@ -1435,14 +1446,6 @@ export interface components {
       data: {
         job: components["schemas"]["Job"];
       };
-      meta: {
-        request_id: string;
-      };
-    };
-    EmailBulkResultsResponse: {
-      /** @constant */
-      success: true;
-      data: unknown;
       meta: {
         request_id: string;
       };
@@ -2280,7 +2283,7 @@ export interface operations {
   };
   /**
    * What one request did
-   * @description The record of one request of the account: endpoint, key, status, credits used and why. Request ids come from `meta.request_id` or `X-Request-Id`. Readable as soon as that request's answer was received: a record still on its way to storage is waited for (up to 5 s after the request). Another account's request is 404. Free.
+   * @description The record of one request of the account: endpoint, key, status, credits used and why. Request ids come from `meta.request_id` or `X-Request-Id`. Readable as soon as that request's answer was received: a record still on its way to storage is waited for (up to 5 s after the request) when asked with the credential that made the request (the same key); any other id is answered at once. Another account's request is 404. Free.
    */
   getAccountRequest: {
     parameters: {
@@ -2663,7 +2666,7 @@ export interface operations {
               smtp_checked_at: components["schemas"]["CancelledAt"];
               mailbox_exists: boolean | null;
               catch_all: boolean | null;
-              smtp_reason: ("greylisted" | "no_mailbox" | "mailbox_full" | "mailbox_disabled" | "timeout" | "provider_unavailable") | null;
+              smtp_reason: ("greylisted" | "blocked" | "no_mailbox" | "mailbox_full" | "mailbox_disabled" | "timeout" | "provider_unavailable") | null;
               mailbox_confidence: number | null;
               did_you_mean: string | null;
               sources: components["schemas"]["Sources"];
@@ -6034,7 +6037,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": components["schemas"]["EmailBulkResultsResponse"];
+          "text/csv": string;
         };
       };
       /** @description UNAUTHENTICATED */
@@ -6313,7 +6316,7 @@ export interface operations {
   };
   /**
    * Create a monitor; the webhook signing secret is returned once
-   * @description Saves a list of email values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `email_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
+   * @description Saves a list of email values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `email_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch. An account has at most 100 monitors, all products together.
    */
   createEmailMonitor: {
     requestBody: {
@@ -6356,6 +6359,17 @@ export interface operations {
       403: {
         content: {
           "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description MONITOR_LIMIT_REACHED */
+      409: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "MONITOR_LIMIT_REACHED";
+            };
+          };
         };
       };
       /** @description VALIDATION_FAILED */
@@ -6693,7 +6707,7 @@ export interface operations {
   };
   /**
    * Run a monitor now (billed like a batch); the schedule is unchanged
-   * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
+   * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay; 429 past 20 runs asked by hand a day for the account (scheduled runs do not count).
    */
   runEmailMonitor: {
     parameters: {
@@ -6896,7 +6910,7 @@ export interface operations {
   };
   /**
    * Create a monitor; the webhook signing secret is returned once
-   * @description Saves a list of email values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `email_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
+   * @description Saves a list of email values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `email_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch. An account has at most 100 monitors, all products together.
    */
   createEmailDomainMonitor: {
     requestBody: {
@@ -6939,6 +6953,17 @@ export interface operations {
       403: {
         content: {
           "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description MONITOR_LIMIT_REACHED */
+      409: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "MONITOR_LIMIT_REACHED";
+            };
+          };
         };
       };
       /** @description VALIDATION_FAILED */
@@ -7276,7 +7301,7 @@ export interface operations {
   };
   /**
    * Run a monitor now (billed like a batch); the schedule is unchanged
-   * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
+   * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay; 429 past 20 runs asked by hand a day for the account (scheduled runs do not count).
    */
   runEmailDomainMonitor: {
     parameters: {
@@ -8851,7 +8876,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": components["schemas"]["EmailBulkResultsResponse"];
+          "text/csv": string;
         };
       };
       /** @description UNAUTHENTICATED */
@@ -9130,7 +9155,7 @@ export interface operations {
   };
   /**
    * Create a monitor; the webhook signing secret is returned once
-   * @description Saves a list of phone values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `phone_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
+   * @description Saves a list of phone values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `phone_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch. An account has at most 100 monitors, all products together.
    */
   createPhoneMonitor: {
     requestBody: {
@@ -9174,6 +9199,17 @@ export interface operations {
       403: {
         content: {
           "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description MONITOR_LIMIT_REACHED */
+      409: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "MONITOR_LIMIT_REACHED";
+            };
+          };
         };
       };
       /** @description VALIDATION_FAILED */
@@ -9512,7 +9548,7 @@ export interface operations {
   };
   /**
    * Run a monitor now (billed like a batch); the schedule is unchanged
-   * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
+   * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay; 429 past 20 runs asked by hand a day for the account (scheduled runs do not count).
    */
   runPhoneMonitor: {
     parameters: {
@@ -11082,7 +11118,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": components["schemas"]["EmailBulkResultsResponse"];
+          "text/csv": string;
         };
       };
       /** @description UNAUTHENTICATED */
@@ -11361,7 +11397,7 @@ export interface operations {
   };
   /**
    * Create a monitor; the webhook signing secret is returned once
-   * @description Saves a list of ip values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `ip_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
+   * @description Saves a list of ip values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `ip_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch. An account has at most 100 monitors, all products together.
    */
   createIpMonitor: {
     requestBody: {
@@ -11404,6 +11440,17 @@ export interface operations {
       403: {
         content: {
           "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description MONITOR_LIMIT_REACHED */
+      409: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "MONITOR_LIMIT_REACHED";
+            };
+          };
         };
       };
       /** @description VALIDATION_FAILED */
@@ -11741,7 +11788,7 @@ export interface operations {
   };
   /**
    * Run a monitor now (billed like a batch); the schedule is unchanged
-   * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
+   * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay; 429 past 20 runs asked by hand a day for the account (scheduled runs do not count).
    */
   runIpMonitor: {
     parameters: {
@@ -12665,7 +12712,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": components["schemas"]["EmailBulkResultsResponse"];
+          "text/csv": string;
         };
       };
       /** @description UNAUTHENTICATED */
@@ -12944,7 +12991,7 @@ export interface operations {
   };
   /**
    * Create a monitor; the webhook signing secret is returned once
-   * @description Saves a list of address values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `address_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
+   * @description Saves a list of address values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `address_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch. An account has at most 100 monitors, all products together.
    */
   createAddressMonitor: {
     requestBody: {
@@ -12989,6 +13036,17 @@ export interface operations {
       403: {
         content: {
           "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description MONITOR_LIMIT_REACHED */
+      409: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "MONITOR_LIMIT_REACHED";
+            };
+          };
         };
       };
       /** @description VALIDATION_FAILED */
@@ -13327,7 +13385,7 @@ export interface operations {
   };
   /**
    * Run a monitor now (billed like a batch); the schedule is unchanged
-   * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
+   * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay; 429 past 20 runs asked by hand a day for the account (scheduled runs do not count).
    */
   runAddressMonitor: {
     parameters: {
@@ -14396,7 +14454,7 @@ export interface operations {
   };
   /**
    * Create a monitor; the webhook signing secret is returned once
-   * @description Saves a list of entity values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `entity_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch.
+   * @description Saves a list of entity values to re-check on a schedule (`cadence`: `weekly` or `monthly`). The first run sets the baselines; later runs report the changes and post `entity_monitor.run` to `webhook_url` when given. The answer carries `webhook_secret` only here: keep it to verify deliveries. Creating is free; each run is billed like a batch. An account has at most 100 monitors, all products together.
    */
   createEntityMonitor: {
     requestBody: {
@@ -14439,6 +14497,17 @@ export interface operations {
       403: {
         content: {
           "application/json": components["schemas"]["AccountResponse2"];
+        };
+      };
+      /** @description MONITOR_LIMIT_REACHED */
+      409: {
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "MONITOR_LIMIT_REACHED";
+            };
+          };
         };
       };
       /** @description VALIDATION_FAILED */
@@ -14776,7 +14845,7 @@ export interface operations {
   };
   /**
    * Run a monitor now (billed like a batch); the schedule is unchanged
-   * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay.
+   * @description Runs the monitor at once through the paid walk (repeats within 7 days and test values free, refusals free; `?refresh=true` looks every entry up again, billed as fresh) and answers the run: its summary (credits used, counts), the changes against the baselines, and the monitor. The next scheduled run is unchanged. 402 when the balance cannot pay; 429 past 20 runs asked by hand a day for the account (scheduled runs do not count).
    */
   runEntityMonitor: {
     parameters: {
@@ -15406,7 +15475,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": components["schemas"]["EmailBulkResultsResponse"];
+          "text/csv": string;
         };
       };
       /** @description UNAUTHENTICATED */
@@ -15632,7 +15701,7 @@ export interface operations {
                     generation: number | null;
                     error: string | null;
                     stale: boolean;
-                    /** @description Why the last refresh was recorded as `partial` although the publisher's whole file is `full`: its rows fell short of the floor of a complete file (docs/operations.md). Null otherwise. */
+                    /** @description Why what the last refresh installed is below the publisher's whole file: `partial`, its rows short of the floor of a complete file, or `sample`, served by a stand-in publisher as `npm run dev -- --offline` runs them (docs/operations.md). Null otherwise. */
                     coverage_note: string | null;
                   }) | null;
                 })[];
