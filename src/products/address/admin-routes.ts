@@ -10,7 +10,7 @@ import { jsonBody, pathParams } from "../../http/validation";
 import { ADDRESS_DATASET_NAMES, ADDRESS_DATASETS, isAddressDatasetName, type AddressDataset } from "./datasets";
 import { canonicalPostcode } from "./postcodes";
 import { upsertPremises } from "./premise-store";
-import { indexRows } from "../autocomplete/index-rows";
+import { indexRows } from "./autocomplete/index-rows";
 import { installedDatasets, removeDataset, upsertPostcodes, upsertStreets } from "./store";
 import type { AppEnv } from "../../types";
 
@@ -100,7 +100,7 @@ export const adminAddressDatasetRoutes = new Hono<AppEnv>()
       upsertStreets(db, dataset.name, streets),
       upsertPremises(db, dataset.name, premises),
     ]);
-    // The autocomplete index of these rows, in the same generation (src/products/autocomplete/index-rows.ts).
+    // The autocomplete index of these rows, in the same generation (src/products/address/autocomplete/index-rows.ts).
     await indexRows(c.env.DB, dataset.name, {
       streets,
       postcodes,

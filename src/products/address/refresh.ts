@@ -4,7 +4,7 @@ import type { GenerationTable, RefreshableDataset, RowReader, SourceFile } from 
 import { ADDRESS_DATASETS, type AddressDatasetName } from "./datasets";
 import type { PostcodeRow, PremiseRow, StreetRow } from "./records";
 import { placeKey, streetKey } from "./names";
-import { indexEntries, indexStatements, INDEX_KEY } from "../autocomplete/index-rows";
+import { indexEntries, indexStatements, INDEX_KEY } from "./autocomplete/index-rows";
 
 /**
  * The address registers the scheduled refresh keeps current (src/engines/datasets/refreshable.ts): ONSPD, OS Open Names

@@ -7,7 +7,7 @@ import { addressPostcodes, addressStreets } from "./tables";
 import { ADDRESS_DATASET_NAMES, type AddressDatasetName } from "./datasets";
 import type { PostcodeRow, StreetRow } from "./records";
 import { placeKey, streetKey } from "./names";
-import { INDEX_KEY } from "../autocomplete/index-rows";
+import { INDEX_KEY } from "./autocomplete/index-rows";
 
 /**
  * What the address product keeps in D1: postcode and street rows of the reference datasets, and which datasets are

@@ -3,7 +3,7 @@
  * index, their ranking and normalisation, the `not_covered` and `too_short` answers, and the 422s.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import type { AutocompleteResult } from "../../../src/products/autocomplete/result";
+import type { AutocompleteResult } from "../../../src/products/address/autocomplete/result";
 import { installSamples } from "../../address-samples";
 import { admin, anotherKey, bearer, call, createAccount } from "../../helpers";
 

@@ -5,7 +5,7 @@
  */
 import { SELF } from "cloudflare:test";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import type { AutocompleteResult } from "../../../src/products/autocomplete/result";
+import type { AutocompleteResult } from "../../../src/products/address/autocomplete/result";
 import { SITEVERIFY_SECRET } from "../../fixtures/constants";
 import { installSamples } from "../../address-samples";
 import {

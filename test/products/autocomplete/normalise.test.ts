@@ -1,7 +1,7 @@
 /** The query reader and the ranking tiers as plain functions (docs/address.md, "Autocomplete"). */
 import { describe, expect, it } from "vitest";
-import { drivingWord, entryTokens, parseQuery } from "../../../src/products/autocomplete/normalise";
-import { tier, type Hit } from "../../../src/products/autocomplete/search";
+import { drivingWord, entryTokens, parseQuery } from "../../../src/products/address/autocomplete/normalise";
+import { tier, type Hit } from "../../../src/products/address/autocomplete/search";
 
 describe("parseQuery", () => {
   it("folds accents and case and expands street-type abbreviations", () => {

@@ -1,4 +1,4 @@
-import { fold, placeKey, streetKey } from "../address/names";
+import { fold, placeKey, streetKey } from "../names";
 
 /**
  * How a typed query and the datasets' names become comparable tokens (docs/address.md, "Autocomplete"): the address

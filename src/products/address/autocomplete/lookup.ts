@@ -1,7 +1,7 @@
-import { database } from "../../db/client";
-import { installedSource, type Source } from "../../engines/sources";
-import { ADDRESS_DATASETS } from "../address/datasets";
-import { installedDatasets, type Installed } from "../address/store";
+import { database } from "../../../db/client";
+import { installedSource, type Source } from "../../../engines/sources";
+import { ADDRESS_DATASETS } from "../datasets";
+import { installedDatasets, type Installed } from "../store";
 import { parseQuery } from "./normalise";
 import type { AutocompleteInput, AutocompleteResult } from "./result";
 import { suggestions } from "./suggestions";

@@ -1,4 +1,4 @@
-import type { PostcodeRow, StreetRow } from "../address/records";
+import type { PostcodeRow, StreetRow } from "../records";
 import { entrySearch, entryTokens, placeKey, streetKey } from "./normalise";
 
 /**

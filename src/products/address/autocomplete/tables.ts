@@ -11,7 +11,7 @@ export const autocompleteTokens = sqliteTable(
   "autocomplete_tokens",
   {
     country: text("country").notNull(),
-    /** One folded word of the entry (src/products/autocomplete/normalise.ts), or a postcode without its space. */
+    /** One folded word of the entry (normalise.ts beside this file), or a postcode without its space. */
     token: text("token").notNull(),
     /** `street` (a street of a postcode or postcode district) or `postcode` (a postcode and one of its places). */
     kind: text("kind").notNull(),

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { isCountry } from "../address/postcodes";
-import { countrySchema } from "../address/schemas";
-import { sourcesSchema } from "../../engines/sources";
+import { isCountry } from "../postcodes";
+import { countrySchema } from "../schemas";
+import { sourcesSchema } from "../../../engines/sources";
 
 /** The answer of one autocomplete request and the request's fields (products.md, "Fifth wave"; docs/address.md). */
 

@@ -1,4 +1,4 @@
-import { lookupRoute, type LookupDeclarations } from "../../engines/lookup-declarations";
+import { lookupRoute, type LookupDeclarations } from "../../../engines/lookup-declarations";
 import { autocompleteInput, autocompleteResultSchema, type AutocompleteInput, type AutocompleteResult } from "./result";
 
 /** The repeat window of autocomplete: the same query for the same country within it is free (not the usual 7 days). */

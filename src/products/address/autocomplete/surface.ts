@@ -1,4 +1,4 @@
-import type { ProductSurface } from "../surface";
+import type { ProductSurface } from "../../surface";
 import examples from "./examples.json";
 
 export const autocompleteSurface: ProductSurface = {

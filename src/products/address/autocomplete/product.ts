@@ -1,6 +1,6 @@
-import type { Product } from "../../engines/product";
-import { ADDRESS_DATASET_NAMES } from "../address/datasets";
-import { TEST_SOURCE } from "../address/test-addresses";
+import type { Product } from "../../../engines/product";
+import { ADDRESS_DATASET_NAMES } from "../datasets";
+import { TEST_SOURCE } from "../test-addresses";
 import { autocomplete, autocompleteKey, tooShort } from "./lookup";
 import { autocompleteInput, type AutocompleteInput, type AutocompleteResult } from "./result";
 import { isTestQuery, TEST_QUERIES, testAnswer } from "./test-values";

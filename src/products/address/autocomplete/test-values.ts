@@ -1,4 +1,4 @@
-import { TEST_SOURCE } from "../address/test-addresses";
+import { TEST_SOURCE } from "../test-addresses";
 import type { AutocompleteInput, AutocompleteResult } from "./result";
 
 /**

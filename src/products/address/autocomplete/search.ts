@@ -1,4 +1,4 @@
-import { fold } from "../address/names";
+import { fold } from "../names";
 import { drivingWord, placeKey, type Query } from "./normalise";
 
 /**
