@@ -1,6 +1,6 @@
 import { payerOf } from "../engines/credits/payer";
 import type { BulkProduct, WalkOptions } from "../engines/product";
-import { planList, recallStored } from "../engines/walk/plan";
+import { planList, recallStored } from "../engines/walk/begin";
 import type { Principal } from "../types";
 import { keyRefusal, type Refusal } from "./refusal";
 
