@@ -6,7 +6,7 @@ import { productNamed, registeredProducts } from "../products/registry";
 import { sha256Hex } from "../platform/tokens";
 import type { LookupRequest, LookupRoute } from "../engines/lookup-declarations";
 import { fieldErrors } from "../http/validation";
-import { runDeclared } from "../surfaces/declared-lookup";
+import { runDeclared } from "../lookups/service";
 import { refused, type ActOutcome } from "../surfaces/key-act";
 import type { DashContext } from "./context";
 import { finishKeyRequest, keyRequest, lookupCallerOf, type ApiAnswer } from "./key-request";

@@ -1,11 +1,19 @@
+import { z } from "zod";
+import type { StopReason } from "../engines/credits/credits";
 import { payerOf } from "../engines/credits/payer";
-import type { WalkOptions, WalkProduct } from "../engines/product";
+import type { ItemMetaField, LookupMetaField, LookupRequest, LookupRoute } from "../engines/lookup-declarations";
+import type { Product, WalkOptions, WalkProduct } from "../engines/product";
 import { walk, type WalkRun } from "../engines/walk/walk";
+import { webhookUrlProblem } from "../engines/webhooks/url-rule";
+import { batchMeta, lookupMeta } from "../http/meta";
 import type { Admission } from "../limits/admission";
 import type { Principal } from "../types";
-import { keyRefusal, refusalOf, type Refusal } from "./refusal";
 
-export { quote, readInputs, type Quote, type QuoteRequest } from "./quote";
+/**
+ * The lookup module: a declared route run for any surface (REST, the tool protocol, try it), the one lookup service
+ * under it, the refusals it answers as values, and the meta its answers carry. A surface validates the request against
+ * the route's schemas, calls `runDeclared` and renders the outcome its own way.
+ */
 
 /** Who asks, as every surface knows it once the key is checked. */
 export interface LookupCaller {
@@ -19,6 +27,56 @@ export interface LookupCaller {
   /** The request's `waitUntil`: settling and list writes then happen after the answer (src/engines/walk/walk.ts). */
   defer?: (work: () => Promise<unknown>) => void;
 }
+
+/**
+ * Why a lookup did not run, as a value every surface renders its own way (HTTP: the spec's error envelope and status;
+ * the tool protocol: a tool error carrying `code`). Nothing was held or charged.
+ */
+export interface Refusal {
+  code:
+    | "KEY_SCOPE_DENIED"
+    | "SANDBOX_VALUE_NOT_ALLOWED"
+    | "RATE_LIMITED"
+    | "INSUFFICIENT_CREDITS"
+    | "KEY_SPEND_CAP_REACHED";
+  message: string;
+  /** When asking again can succeed (rate limits; the daily cap resets at 00:00 UTC). */
+  retryAfterSeconds?: number;
+}
+
+/**
+ * The refusal a principal meets before anything is read for it: a secret key without the product's scope, the sandbox
+ * key with a value that is not a documented sample. Null when the lookup (or its quote) may go on.
+ */
+export function keyRefusal<In, Out>(
+  principal: Principal,
+  product: WalkProduct<In, Out>,
+  inputs: readonly In[],
+): Refusal | null {
+  if (principal.kind === "secret" && !principal.scopes.includes(product.scope))
+    return { code: "KEY_SCOPE_DENIED", message: `The key's scopes do not include \`${product.scope}\`.` };
+  if (principal.kind === "sandbox" && !inputs.every((input) => product.isSample(input)))
+    return { code: "SANDBOX_VALUE_NOT_ALLOWED", message: "The sandbox key only answers the documented sample values." };
+  return null;
+}
+
+/** The error codes a lookup's walk may refuse with, beyond its key check (documented on every lookup). */
+export const WALK_REFUSALS = ["INSUFFICIENT_CREDITS", "KEY_SPEND_CAP_REACHED"] as const;
+
+/** The walk's refusal of the first value: the key's daily cap (until 00:00 UTC), else an empty balance. */
+export function refusalOf(reason: StopReason, now = Date.now()): Refusal {
+  return reason === "key_spend_cap"
+    ? {
+        code: "KEY_SPEND_CAP_REACHED",
+        message: "This key has reached its daily credit cap; it resets at 00:00 UTC.",
+        retryAfterSeconds: secondsToUtcMidnight(now),
+      }
+    : { code: "INSUFFICIENT_CREDITS", message: "The balance is empty; the lookup did not run." };
+}
+
+/** Whole seconds until the next 00:00 UTC, when daily caps reset (at least 1). */
+const secondsToUtcMidnight = (now: number) =>
+  Math.max(1, Math.ceil((new Date(now).setUTCHours(24, 0, 0, 0) - now) / 1000));
 
 /**
  * What the walk answered: items in input order up to where it stopped (`{index, input, data, meta}`), `requested`,
@@ -64,3 +122,165 @@ export async function serveLookup<In, Out>(
 }
 
 const refused = (refusal: Refusal) => ({ ok: false as const, refusal });
+
+/**
+ * A declared lookup's failure, as every surface renders it its own way (REST: the error envelope and the code's
+ * status; the tool protocol: a tool error). `code` is one of the API's error codes.
+ */
+export interface SurfaceError {
+  code: string;
+  message: string;
+  /** VALIDATION_FAILED: messages by field. */
+  errors?: Record<string, string[]>;
+  retryAfterSeconds?: number;
+}
+
+/** The answer of a declared lookup: its `data` and `meta` as the route documents them (meta without request_id). */
+export type DeclaredOutcome =
+  | { ok: true; data: unknown; meta: Record<string, unknown>; creditsUsed: number }
+  | { ok: false; error: SurfaceError };
+
+export interface DeclaredCall {
+  caller: LookupCaller;
+  /** The product declaring the route (the walk runs `route.product` when the route names one). */
+  owner: Product;
+  route: LookupRoute;
+  /** The request validated against the route's own schemas, by the surface. */
+  request: LookupRequest;
+}
+
+const invalid = (errors: Record<string, string[]>): DeclaredOutcome => ({
+  ok: false,
+  error: { code: "VALIDATION_FAILED", message: "The request has invalid fields.", errors },
+});
+
+/** A customer URL field that the webhook rule refuses, as field errors (null when every one passes). */
+function urlProblems(env: Env, route: LookupRoute, json: unknown): Record<string, string[]> | null {
+  const body = (json ?? {}) as Record<string, unknown>;
+  for (const field of route.urlFields ?? []) {
+    const value = body[field];
+    const problem = typeof value === "string" ? webhookUrlProblem(env, value) : null;
+    if (problem) return { [field]: [problem] };
+  }
+  return null;
+}
+
+/**
+ * Runs one declared route for any surface: the declaration's inputs and options through the lookup service, and the
+ * answer in the shape its kind documents (batch: `results` and the walk's meta; a read: its own answer or error; a
+ * single lookup: its data, meta and follow-up).
+ */
+export async function runDeclared(call: DeclaredCall): Promise<DeclaredOutcome> {
+  const { caller, owner, route, request } = call;
+  const problems = urlProblems(caller.env, route, request.json);
+  if (problems) return invalid(problems);
+  const inputs = route.inputs(request);
+  if (!Array.isArray(inputs)) return invalid(inputs.invalid);
+  const outcome = await serveLookup(caller, route.product ?? owner, inputs, {
+    honorSuppressions: route.kind === "batch",
+    ...route.options?.(request),
+  });
+  if (!outcome.ok) return { ok: false, error: outcome.refusal };
+  return answerOf(call, outcome.answer);
+}
+
+async function answerOf(call: DeclaredCall, answer: LookupAnswer<unknown, unknown>): Promise<DeclaredOutcome> {
+  const { caller, route, request } = call;
+  const creditsUsed = answer.creditsUsed;
+  if (route.kind === "batch")
+    return { ok: true, data: { results: batchResults(route, answer) }, meta: batchMetaOf(route, answer), creditsUsed };
+  const data = answer.items[0]!.data;
+  if (route.kind === "browser") return { ok: true, data, meta: {}, creditsUsed };
+  const read = route.answer ? route.answer(data) : { data };
+  if ("error" in read) return { ok: false, error: read.error };
+  // Only a route with a follow-up needs its payer (email's settling re-check).
+  const after = route.after
+    ? await route.after(
+        { env: caller.env, requestId: caller.requestId, payer: payerOf(caller.principal) },
+        request.json,
+        data,
+      )
+    : {};
+  return { ok: true, data: read.data, meta: { ...singleMeta(route, answer), ...after }, creditsUsed };
+}
+
+const META_FIELDS: Record<LookupMetaField, z.ZodType> = {
+  suppressed: z.boolean(),
+  refreshed: z.boolean(),
+  fair_use_billed: z.boolean(),
+  ip_lookups_prepaid: z.int(),
+  settling: z.boolean().optional(),
+};
+
+const fields = (names: readonly string[]) =>
+  Object.fromEntries(names.map((name) => [name, META_FIELDS[name as LookupMetaField]]));
+
+/** The `meta` schema a declared route answers with (none for the browser endpoints). */
+export function metaSchema(route: LookupRoute): z.ZodObject | null {
+  if (route.kind === "browser") return null;
+  const own = fields(route.meta ?? []);
+  if (route.kind !== "batch") return lookupMeta.extend(own);
+  return batchMeta.extend({
+    ...own,
+    ...Object.fromEntries(Object.keys(route.counts ?? {}).map((name) => [name, z.int()])),
+  });
+}
+
+const itemMetaSchema = (names: readonly ItemMetaField[]) =>
+  z.object({ credits_used: z.int(), cache_hit: z.boolean(), ...fields(names) });
+
+/** The `data` schema: a batch answers `{results: [{index, input, data, meta}]}`. */
+export function dataSchema(route: LookupRoute): z.ZodType {
+  if (route.kind !== "batch") return route.response;
+  const item = route.item ?? { input: z.unknown(), meta: [] };
+  return z.object({
+    results: z.array(
+      z.object({ index: z.int(), input: item.input, data: route.response, meta: itemMetaSchema(item.meta) }),
+    ),
+  });
+}
+
+const pick = (values: Record<string, unknown>, names: readonly string[]) =>
+  Object.fromEntries(names.filter((name) => values[name] !== undefined).map((name) => [name, values[name]]));
+
+/** A single lookup's or read's meta: what its one answer cost, and the fields the route declares. */
+export function singleMeta(route: LookupRoute, answer: LookupAnswer<unknown, unknown>) {
+  const item = answer.items[0]!;
+  const values = { ...item.meta, credits_remaining: answer.creditsRemaining, ip_lookups_prepaid: answer.prepaid ?? 0 };
+  return pick(values, ["credits_used", "credits_remaining", "cache_hit", ...(route.meta ?? [])]);
+}
+
+/** A batch's meta: how far the walk got, what it cost, and the counts the route declares. */
+export function batchMetaOf(route: LookupRoute, answer: LookupAnswer<unknown, unknown>) {
+  const counts = Object.entries(route.counts ?? {}).map(([name, holds]) => [
+    name,
+    answer.items.filter((item) => holds(item.data)).length,
+  ]);
+  const values = {
+    requested: answer.requested,
+    processed: answer.processed,
+    credits_used: answer.creditsUsed,
+    credits_remaining: answer.creditsRemaining,
+    stopped_reason: answer.stoppedReason,
+    ip_lookups_prepaid: answer.prepaid ?? 0,
+    ...Object.fromEntries(counts),
+  };
+  return pick(values, [
+    "requested",
+    "processed",
+    ...Object.keys(route.counts ?? {}),
+    "credits_used",
+    "credits_remaining",
+    "stopped_reason",
+    ...(route.meta ?? []),
+  ]);
+}
+
+/** A batch's results, each item with the meta fields the route declares. */
+export const batchResults = (route: LookupRoute, answer: LookupAnswer<unknown, unknown>) =>
+  answer.items.map(({ index, input, data, meta }) => ({
+    index,
+    input,
+    data,
+    meta: pick({ ...meta }, ["credits_used", "cache_hit", ...(route.item?.meta ?? [])]),
+  }));
