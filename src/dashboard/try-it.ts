@@ -69,7 +69,7 @@ function requestOf(route: LookupRoute, body: string, source: string | undefined)
 
 /**
  * Runs one lookup as the API request it stands for: the pasted key checked as the API checks it, then the product's
- * declared single lookup through the lookup service (src/surfaces/declared-lookup.ts) under the dashboard request's
+ * declared single lookup through the lookup service (src/lookups/service.ts) under the dashboard request's
  * id, so the key's scopes, rate limit, daily cap, holds, repeats, billing and request record are the API's.
  */
 export async function runTry(c: DashContext, form: TryForm, key: string, body: string): Promise<ApiAnswer> {

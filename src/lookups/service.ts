@@ -1,11 +1,9 @@
-import { z } from "zod";
-import type { StopReason } from "../engines/credits/credits";
+import type { Payer, StopReason } from "../engines/credits/credits";
 import { payerOf } from "../engines/credits/payer";
-import type { ItemMetaField, LookupMetaField, LookupRequest, LookupRoute } from "../engines/lookup-declarations";
+import type { LookupRequest, LookupRoute } from "../engines/lookup-declarations";
 import type { Product, WalkOptions, WalkProduct } from "../engines/product";
 import { walk, type WalkRun } from "../engines/walk/walk";
 import { webhookUrlProblem } from "../engines/webhooks/url-rule";
-import { batchMeta, lookupMeta } from "../http/meta";
 import type { Admission } from "../limits/admission";
 import type { Principal } from "../types";
 
@@ -95,18 +93,29 @@ const DEFAULT_OPTIONS: WalkOptions = { refresh: false, maxAgeSeconds: null, hono
  * values and nothing is held or charged for them; answers come back with what they cost. Validation of the request is
  * the surface's (it knows its own field names).
  */
-export async function serveLookup<In, Out>(
+export const serveLookup = <In, Out>(
   caller: LookupCaller,
   product: WalkProduct<In, Out>,
   inputs: In[],
   options: Partial<WalkOptions> = {},
-): Promise<LookupOutcome<In, Out>> {
-  const { principal } = caller;
-  const before = keyRefusal(principal, product, inputs);
+): Promise<LookupOutcome<In, Out>> =>
+  serve({ caller, payer: payerOf(caller.principal, caller.admission), product, inputs, options });
+
+interface Served<In, Out> {
+  caller: LookupCaller;
+  /** Read once per request, from the checked key: the walk's and a follow-up's. */
+  payer: Payer | null;
+  product: WalkProduct<In, Out>;
+  inputs: In[];
+  options: Partial<WalkOptions>;
+}
+
+async function serve<In, Out>({ caller, payer, product, inputs, options }: Served<In, Out>) {
+  const before = keyRefusal(caller.principal, product, inputs);
   if (before) return refused(before);
   const run = await walk(product, {
     env: caller.env,
-    payer: payerOf(principal, caller.admission),
+    payer,
     requestId: caller.requestId,
     inputs,
     options: { ...DEFAULT_OPTIONS, ...options },
@@ -118,7 +127,7 @@ export async function serveLookup<In, Out>(
   }
   if (run.refused) return refused(refusalOf(run.refused));
   const { refused: _none, rateLimited: _no, ...answer } = run;
-  return { ok: true, answer };
+  return { ok: true as const, answer };
 }
 
 const refused = (refusal: Refusal) => ({ ok: false as const, refusal });
@@ -174,17 +183,26 @@ export async function runDeclared(call: DeclaredCall): Promise<DeclaredOutcome> 
   const { caller, owner, route, request } = call;
   const problems = urlProblems(caller.env, route, request.json);
   if (problems) return invalid(problems);
-  const inputs = route.inputs(request);
+  const payer = payerOf(caller.principal, caller.admission);
+  const [inputs, options] = [route.inputs(request), route.options?.(request)];
   if (!Array.isArray(inputs)) return invalid(inputs.invalid);
-  const outcome = await serveLookup(caller, route.product ?? owner, inputs, {
-    honorSuppressions: route.kind === "batch",
-    ...route.options?.(request),
+  const product = route.product ?? owner;
+  const outcome = await serve({
+    caller,
+    payer,
+    product,
+    inputs,
+    options: { honorSuppressions: route.kind === "batch", ...options },
   });
   if (!outcome.ok) return { ok: false, error: outcome.refusal };
-  return answerOf(call, outcome.answer);
+  return answerOf(call, outcome.answer, payer);
 }
 
-async function answerOf(call: DeclaredCall, answer: LookupAnswer<unknown, unknown>): Promise<DeclaredOutcome> {
+async function answerOf(
+  call: DeclaredCall,
+  answer: LookupAnswer<unknown, unknown>,
+  payer: Payer | null,
+): Promise<DeclaredOutcome> {
   const { caller, route, request } = call;
   const creditsUsed = answer.creditsUsed;
   if (route.kind === "batch")
@@ -193,51 +211,16 @@ async function answerOf(call: DeclaredCall, answer: LookupAnswer<unknown, unknow
   if (route.kind === "browser") return { ok: true, data, meta: {}, creditsUsed };
   const read = route.answer ? route.answer(data) : { data };
   if ("error" in read) return { ok: false, error: read.error };
-  // Only a route with a follow-up needs its payer (email's settling re-check).
+  // Only a route with a follow-up needs its payer (email's settling re-check); the request's admission was the walk's.
+  const { admission: _counted, ...followUp } = payer ?? {};
   const after = route.after
     ? await route.after(
-        { env: caller.env, requestId: caller.requestId, payer: payerOf(caller.principal) },
+        { env: caller.env, requestId: caller.requestId, payer: payer && (followUp as Payer) },
         request.json,
         data,
       )
     : {};
   return { ok: true, data: read.data, meta: { ...singleMeta(route, answer), ...after }, creditsUsed };
-}
-
-const META_FIELDS: Record<LookupMetaField, z.ZodType> = {
-  suppressed: z.boolean(),
-  refreshed: z.boolean(),
-  fair_use_billed: z.boolean(),
-  ip_lookups_prepaid: z.int(),
-  settling: z.boolean().optional(),
-};
-
-const fields = (names: readonly string[]) =>
-  Object.fromEntries(names.map((name) => [name, META_FIELDS[name as LookupMetaField]]));
-
-/** The `meta` schema a declared route answers with (none for the browser endpoints). */
-export function metaSchema(route: LookupRoute): z.ZodObject | null {
-  if (route.kind === "browser") return null;
-  const own = fields(route.meta ?? []);
-  if (route.kind !== "batch") return lookupMeta.extend(own);
-  return batchMeta.extend({
-    ...own,
-    ...Object.fromEntries(Object.keys(route.counts ?? {}).map((name) => [name, z.int()])),
-  });
-}
-
-const itemMetaSchema = (names: readonly ItemMetaField[]) =>
-  z.object({ credits_used: z.int(), cache_hit: z.boolean(), ...fields(names) });
-
-/** The `data` schema: a batch answers `{results: [{index, input, data, meta}]}`. */
-export function dataSchema(route: LookupRoute): z.ZodType {
-  if (route.kind !== "batch") return route.response;
-  const item = route.item ?? { input: z.unknown(), meta: [] };
-  return z.object({
-    results: z.array(
-      z.object({ index: z.int(), input: item.input, data: route.response, meta: itemMetaSchema(item.meta) }),
-    ),
-  });
 }
 
 const pick = (values: Record<string, unknown>, names: readonly string[]) =>
