@@ -87,20 +87,6 @@ export type LookupOutcome<In, Out> = { ok: true; answer: LookupAnswer<In, Out> }
 
 const DEFAULT_OPTIONS: WalkOptions = { refresh: false, maxAgeSeconds: null, honorSuppressions: false, extra: {} };
 
-/**
- * The one lookup service: a principal looks up `inputs` of `product`, with the same keys, limits, billing, repeats and
- * policy on every surface. Refusals (scope, sandbox value, rate limit, balance, the key's daily cap) come back as
- * values and nothing is held or charged for them; answers come back with what they cost. Validation of the request is
- * the surface's (it knows its own field names).
- */
-export const serveLookup = <In, Out>(
-  caller: LookupCaller,
-  product: WalkProduct<In, Out>,
-  inputs: In[],
-  options: Partial<WalkOptions> = {},
-): Promise<LookupOutcome<In, Out>> =>
-  serve({ caller, payer: payerOf(caller.principal, caller.admission), product, inputs, options });
-
 interface Served<In, Out> {
   caller: LookupCaller;
   /** Read once per request, from the checked key: the walk's and a follow-up's. */
@@ -110,7 +96,19 @@ interface Served<In, Out> {
   options: Partial<WalkOptions>;
 }
 
-async function serve<In, Out>({ caller, payer, product, inputs, options }: Served<In, Out>) {
+/**
+ * The one lookup service: a principal looks up `inputs` of `product`, with the same keys, limits, billing, repeats and
+ * policy on every surface. Refusals (scope, sandbox value, rate limit, balance, the key's daily cap) come back as
+ * values and nothing is held or charged for them; answers come back with what they cost. Validation of the request is
+ * the surface's (it knows its own field names).
+ */
+async function serveLookup<In, Out>({
+  caller,
+  payer,
+  product,
+  inputs,
+  options,
+}: Served<In, Out>): Promise<LookupOutcome<In, Out>> {
   const before = keyRefusal(caller.principal, product, inputs);
   if (before) return refused(before);
   const run = await walk(product, {
@@ -127,7 +125,7 @@ async function serve<In, Out>({ caller, payer, product, inputs, options }: Serve
   }
   if (run.refused) return refused(refusalOf(run.refused));
   const { refused: _none, rateLimited: _no, ...answer } = run;
-  return { ok: true as const, answer };
+  return { ok: true, answer };
 }
 
 const refused = (refusal: Refusal) => ({ ok: false as const, refusal });
@@ -187,7 +185,7 @@ export async function runDeclared(call: DeclaredCall): Promise<DeclaredOutcome> 
   const [inputs, options] = [route.inputs(request), route.options?.(request)];
   if (!Array.isArray(inputs)) return invalid(inputs.invalid);
   const product = route.product ?? owner;
-  const outcome = await serve({
+  const outcome = await serveLookup({
     caller,
     payer,
     product,
