@@ -1,3 +1,4 @@
+// @ts-check
 // `npm run bench:address`: what address lookups cost, measured on the local stack against baselines of the same run.
 //
 // Set-up (torn down at the end): the Worker under `wrangler dev` on a free port with a throw-away --persist-to
@@ -27,6 +28,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { ROOT, adminClient, requireNode22, stopProcess } from "../scripts/lib/local.mjs";
 import { loadAddressData } from "../scripts/import-address.mjs";
 import { runBench } from "./lib/harness.mjs";
+import { checkRun, size } from "./lib/report.mjs";
 import { alternate, keepAliveAgent, benchAccount, round2, route, send, stats } from "./lib/load.mjs";
 import { sampleTree } from "./lib/proc.mjs";
 import { startWorker } from "./lib/stack.mjs";
@@ -34,10 +36,12 @@ import { startWorker } from "./lib/stack.mjs";
 requireNode22();
 
 const num = (name, fallback) => Number(process.env[name] ?? fallback);
-const SINGLE_REQUESTS = num("BENCH_SINGLE", 600);
-const ROUNDS = num("BENCH_ROUNDS", 6);
-const SMALL = num("BENCH_SMALL", 10_000);
-const ROWS = num("BENCH_ROWS", 100_000);
+const SINGLE_REQUESTS = size("BENCH_SINGLE", 600, 8);
+const ROUNDS = size("BENCH_ROUNDS", 6, 1);
+const SMALL = size("BENCH_SMALL", 10_000, 20);
+const ROWS = size("BENCH_ROWS", 100_000, 60);
+/** Addresses in a batch request. */
+const BATCH = size("BENCH_BATCH", 100, 10);
 const TARGET_ROWS_PER_S = num("BENCH_TARGET_ROWS_PER_S", 1_000);
 const RSS_SLACK = num("BENCH_RSS_SLACK", 1.25);
 const TIMEOUT_MS = num("BENCH_TIMEOUT_MS", 20 * 60_000);
@@ -117,7 +121,7 @@ async function main() {
   const imported = [];
   await loadAddressData({ baseUrl: base, token: ADMIN_TOKEN, log: (line) => (console.log(line), imported.push(line)) });
   const importSeconds = round2((performance.now() - importStarted) / 1000);
-  const pool = await benchAccount(admin, 12);
+  const pool = await benchAccount(admin, size("BENCH_KEYS", 12, 4));
   const agent = keepAliveAgent(4);
 
   // (a)
@@ -127,8 +131,8 @@ async function main() {
     body: { address: freshUs() },
   }));
   const trivial = route("GET /api/v1/account", "/api/v1/account", async () => ({ key: await pool.next() }));
-  await single.run(agent, base, 30, 1, { record: false });
-  await trivial.run(agent, base, 30, 1, { record: false });
+  await single.run(agent, base, size("BENCH_WARMUP", 30, 2), 1, { record: false });
+  await trivial.run(agent, base, size("BENCH_WARMUP", 30, 2), 1, { record: false });
   const [trivialSummary, singleSummary] = await alternate([trivial, single], agent, base, SINGLE_REQUESTS, ROUNDS, 1);
   for (const s of [trivialSummary, singleSummary])
     if (s.non_200) failures.push(`${s.route}: ${JSON.stringify(s.statuses)}`);
@@ -147,29 +151,29 @@ async function main() {
     const res = await send(agent, `${base}/api/v1/address/batch`, {
       method: "POST",
       key: await pool.next(),
-      body: { addresses: Array.from({ length: 100 }, freshUs) },
+      body: { addresses: Array.from({ length: BATCH }, freshUs) },
       read: true,
     });
     const meta = JSON.parse(res.text).meta;
-    if (res.status !== 200 || meta.credits_used !== 100)
+    if (res.status !== 200 || meta.credits_used !== BATCH)
       failures.push(`batch answered ${res.status} ${JSON.stringify(meta)}`);
     batchTimes.push(res.ms);
   }
   const batch = stats(batchTimes);
   const b = {
     batch_of_100: batch,
-    per_address_ms: round2(batch.p50_ms / 100),
+    per_address_ms: round2(batch.p50_ms / BATCH),
     single_p50_ms: singleSummary.p50_ms,
-    ratio_per_address_vs_single: round2(batch.p50_ms / 100 / singleSummary.p50_ms),
+    ratio_per_address_vs_single: round2(batch.p50_ms / BATCH / singleSummary.p50_ms),
   };
   console.log(
-    `[bench] (b) batch of 100 p50 ${batch.p50_ms} ms = ${b.per_address_ms} ms an address, ` +
+    `[bench] (b) batch of ${BATCH} p50 ${batch.p50_ms} ms = ${b.per_address_ms} ms an address, ` +
       `${b.ratio_per_address_vs_single}x a single lookup`,
   );
 
   // (c)
   const c = [];
-  for (const size of [SMALL, ROWS]) c.push(await bulkRun(agent, base, pool, size, failures));
+  for (const rows of [SMALL, ROWS]) c.push(await bulkRun(agent, base, pool, rows, failures));
   const flat = c.length === 2 ? round2(c[1].workerd_peak_rss_mb / c[0].workerd_peak_rss_mb) : null;
 
   // (d)
@@ -210,7 +214,17 @@ async function main() {
   const missed = c.some((r) => r.rows_per_s < TARGET_ROWS_PER_S) || !results.c_bulk.memory_flat;
   if (failures.length)
     console.error(`[bench] ${failures.length} unexpected answer(s):\n  ${failures.slice(0, 10).join("\n  ")}`);
-  return failures.length || (missed && process.env.BENCH_ENFORCE === "1") ? 1 : 0;
+  const checked = checkRun({
+    bench: "address",
+    figures: {
+      "(a) single p50 ms": singleSummary.p50_ms,
+      "(b) batch p50 ms": batch.p50_ms,
+      ...Object.fromEntries(c.map((r) => [`(c) bulk ${r.rows} rows/s`, r.rows_per_s])),
+      "(d) accuracy %": d.percent,
+    },
+    errored: failures.length,
+  });
+  return failures.length || checked || (missed && process.env.BENCH_ENFORCE === "1") ? 1 : 0;
 }
 
 /** One bulk run of `size` rows: created, polled to the end, its counters checked, workerd's RSS sampled throughout. */

@@ -1,3 +1,4 @@
+// @ts-check
 // `npm run bench:bulk`: one 100,000-address bulk email run end to end on the local dev stack (wrangler dev with local
 // D1, R2, Queues and Durable Objects), no network beyond loopback.
 //
@@ -38,6 +39,7 @@
 // Knobs: BENCH_ROWS, BENCH_SEED, BENCH_POLL_MS, BENCH_TARGET_ROWS_PER_S, BENCH_TIMEOUT_MS, BENCH_FROZEN,
 // BENCH_WRANGLER_LOG_LEVEL, BENCH_PACK_CREDITS, BENCH_HEALTH_PROBE, BENCH_ENFORCE.
 import { runBench } from "./lib/harness.mjs";
+import { checkRun, size } from "./lib/report.mjs";
 import { startWorker } from "./lib/stack.mjs";
 import { closeSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
@@ -53,7 +55,7 @@ import { treeSampler } from "./lib/proc.mjs";
 requireNode22();
 
 const num = (name, fallback) => Number(process.env[name] ?? fallback);
-const ROWS = num("BENCH_ROWS", 100_000);
+const ROWS = size("BENCH_ROWS", 100_000, 400);
 const SEED = num("BENCH_SEED", 20261122);
 const POLL_MS = num("BENCH_POLL_MS", 500);
 const TARGET_ROWS_PER_S = num("BENCH_TARGET_ROWS_PER_S", 1_000);
@@ -408,7 +410,17 @@ async function main() {
   report(results);
   writeFileSync(join(RESULTS_DIR, "bulk.json"), `${JSON.stringify(results, null, 2)}\n`);
   console.log(`\n[bench] wrote bench/results/bulk.json (${results.seconds} s)`);
-  if (failures.length) {
+  const checked = checkRun({
+    bench: "bulk",
+    figures: {
+      "rows/s": results.rows_per_s,
+      "credits used": results.job.credits_used,
+      "create ms": results.create.ms,
+      "download ms": results.download?.ms,
+    },
+    errored: failures.length,
+  });
+  if (failures.length || checked) {
     console.error(`[bench] ${failures.length} problem(s); the figures above are not a clean run:`);
     for (const f of failures.slice(0, 15)) console.error(`  ${f}`);
     return 1;

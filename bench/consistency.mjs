@@ -1,3 +1,4 @@
+// @ts-check
 // `npm run bench:consistency`: what a consistency call costs against its signals, on the local stack (wrangler dev
 // with local D1, R2, Queues and Durable Objects; DNS and RDAP from loopback fixtures; nothing leaves the machine).
 //
@@ -16,6 +17,7 @@
 // Writes bench/results/consistency.json (wrangler output: bench/results/consistency-wrangler.log). Exits 1 on an
 // unexpected answer, or with BENCH_ENFORCE=1 when the ratio target is missed. Bounded by BENCH_TIMEOUT_MS (15 min).
 import { runBench } from "./lib/harness.mjs";
+import { checkRun, size } from "./lib/report.mjs";
 import { startDoh, startRdap } from "./lib/fixtures.mjs";
 import { startWorker } from "./lib/stack.mjs";
 import { closeSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -32,9 +34,9 @@ import { keepAliveAgent, benchAccount, round2, send, stats } from "./lib/load.mj
 requireNode22();
 
 const num = (name, fallback) => Number(process.env[name] ?? fallback);
-const REQUESTS = num("BENCH_REQUESTS", 60);
-const ROUNDS = num("BENCH_ROUNDS", 3);
-const ROWS = num("BENCH_ROWS", 5_000);
+const REQUESTS = size("BENCH_REQUESTS", 60, 4);
+const ROUNDS = size("BENCH_ROUNDS", 3, 2);
+const ROWS = size("BENCH_ROWS", 5_000, 40);
 const DNS_MS = num("BENCH_DNS_MS", 20);
 const TARGET_RATIO = 1.3;
 const ADMIN_TOKEN = "bench-admin-token";
@@ -176,7 +178,16 @@ async function main() {
   };
   writeFileSync(join(RESULTS_DIR, "consistency.json"), `${JSON.stringify(result, null, 2)}\n`);
   for (const f of failures) console.error(`[bench] unexpected: ${f}`);
-  if (failures.length) return 1;
+  const checked = checkRun({
+    bench: "consistency",
+    figures: {
+      ...Object.fromEntries(Object.keys(ROUTES).map((name) => [`${name} p50 ms`, summary[name].p50_ms])),
+      "bulk rows/s": rowsPerSecond,
+      "bulk credits used": credits_used,
+    },
+    errored: failures.length,
+  });
+  if (checked) return 1;
   return process.env.BENCH_ENFORCE === "1" && ratio > TARGET_RATIO ? 1 : 0;
 }
 

@@ -1,3 +1,4 @@
+// @ts-check
 // `npm run bench:dashboard-tti`: time to interactive of the dashboard's usage page on a local stack, in headless
 // Chromium: from navigation start to the three uPlot charts drawn (each chart's element gets `data-drawn` from the page
 // script) and the next frame painted. Median of 5 loads (BENCH_LOADS), each in a fresh browser context (empty HTTP
@@ -11,9 +12,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { ensureBrowser } from "../scripts/browser.mjs";
+import { checkRun, size } from "./lib/report.mjs";
 import { ROOT, startLocalWorker, stopProcess } from "../scripts/lib/local.mjs";
 
-const LOADS = Number(process.env.BENCH_LOADS ?? 5);
+const LOADS = size("BENCH_LOADS", 5, 1);
 const ADMIN_TOKEN = "bench-admin-token";
 const RESULTS = join(ROOT, "bench", "results");
 
@@ -33,7 +35,7 @@ function watchCharts() {
     const drawnAt = performance.now();
     requestAnimationFrame(() =>
       requestAnimationFrame(() => {
-        window.__tti = { drawnAt, paintedAt: performance.now() };
+        /** @type {any} */ (window).__tti = { drawnAt, paintedAt: performance.now() };
       }),
     );
   });
@@ -96,20 +98,21 @@ try {
     const tab = await context.newPage();
     await tab.addInitScript(watchCharts);
     await tab.goto(`${base}/dashboard/usage`);
-    await tab.waitForFunction(() => window.__tti, null, { timeout: 30_000 });
+    await tab.waitForFunction(() => /** @type {any} */ (window).__tti, null, { timeout: 30_000 });
     const load = await tab.evaluate(() => {
-      const [nav] = performance.getEntriesByType("navigation");
+      const [nav] = /** @type {PerformanceNavigationTiming[]} */ (performance.getEntriesByType("navigation"));
+      const tti = /** @type {any} */ (window).__tti;
       return {
         // Interactive once the DOM is ready and the charts are on screen (the page script runs before domInteractive).
-        tti_ms: Math.max(nav.domContentLoadedEventEnd, window.__tti.paintedAt),
+        tti_ms: Math.max(nav.domContentLoadedEventEnd, tti.paintedAt),
         first_byte_ms: nav.responseStart,
         dom_interactive_ms: nav.domInteractive,
         dom_content_loaded_ms: nav.domContentLoadedEventEnd,
-        charts_drawn_ms: window.__tti.drawnAt,
-        charts_painted_ms: window.__tti.paintedAt,
+        charts_drawn_ms: tti.drawnAt,
+        charts_painted_ms: tti.paintedAt,
         transfer_bytes: performance
           .getEntriesByType("resource")
-          .reduce((sum, r) => sum + r.transferSize, nav.transferSize),
+          .reduce((sum, r) => sum + /** @type {PerformanceResourceTiming} */ (r).transferSize, nav.transferSize),
       };
     });
     loads.push(Object.fromEntries(Object.entries(load).map(([k, v]) => [k, Math.round(v)])));
@@ -130,6 +133,15 @@ try {
     join(RESULTS, "dashboard-tti.json"),
     `${JSON.stringify({ measured_at: new Date().toISOString(), loads, median: summary }, null, 2)}\n`,
   );
+  // A refused call or a chart never drawn threw above; the times must be there.
+  process.exitCode = checkRun({
+    bench: "dashboard-tti",
+    figures: {
+      "tti ms": summary.tti_ms,
+      "first byte ms": summary.first_byte_ms,
+      "transfer bytes": summary.transfer_bytes,
+    },
+  });
 } finally {
   await browser?.close();
   await stopProcess(worker);

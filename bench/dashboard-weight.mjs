@@ -1,3 +1,4 @@
+// @ts-check
 // `npm run bench:dashboard-weight`: what each dashboard page weighs in a browser, gzipped: the HTML plus every script
 // and stylesheet it links from /dashboard/assets (app.css from the Worker, the rest from the built static assets).
 //
@@ -11,6 +12,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
 import { buildWidget } from "../scripts/build-widget.mjs";
+import { checkRun } from "./lib/report.mjs";
 import { ROOT } from "../scripts/lib/local.mjs";
 
 const dir = mkdtempSync(join(tmpdir(), "dashboard-weight-"));
@@ -59,6 +61,11 @@ try {
     join(ROOT, "bench", "results", "dashboard-weight.json"),
     `${JSON.stringify({ measured_at: new Date().toISOString(), pages: rows }, null, 2)}\n`,
   );
+  // A page whose HTML weighs nothing rendered nothing (its props no longer fit the page).
+  process.exitCode = checkRun({
+    bench: "dashboard-weight",
+    figures: Object.fromEntries(rows.flatMap((r) => [[`${r.page} html`, r.html_gzip]])),
+  });
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -1,3 +1,4 @@
+// @ts-check
 // `npm run bench:refresh`: what one scheduled refresh of the largest dataset costs, measured on the local stack.
 //
 // Builds a GLEIF golden copy in the publisher's format: a zip (deflated, data descriptors, as GLEIF writes it) of one
@@ -28,6 +29,7 @@ import { performance } from "node:perf_hooks";
 import { crc32, createDeflateRaw } from "node:zlib";
 import { ADDRESS_BENCH } from "./lib/address-files.mjs";
 import { runBench } from "./lib/harness.mjs";
+import { checkRun, size } from "./lib/report.mjs";
 import { sampleTree } from "./lib/proc.mjs";
 import { startWorker } from "./lib/stack.mjs";
 import { ROOT, adminClient, requireNode22, stopProcess } from "../scripts/lib/local.mjs";
@@ -39,8 +41,8 @@ const DATASET = process.env.BENCH_DATASET ?? "gleif-lei";
 const ADDRESS = ADDRESS_BENCH[DATASET];
 if (DATASET !== "gleif-lei" && !ADDRESS)
   throw new Error(`BENCH_DATASET: gleif-lei, ${Object.keys(ADDRESS_BENCH).join(", ")}`);
-const ROWS = num("BENCH_ROWS", ADDRESS?.fullRows ?? 500_000);
-const COLUMNS = num("BENCH_COLUMNS", 340);
+const ROWS = size("BENCH_ROWS", ADDRESS?.fullRows ?? 500_000, 300);
+const COLUMNS = size("BENCH_COLUMNS", 340, 60);
 const TIMEOUT_MS = num("BENCH_TIMEOUT_MS", 60 * 60_000);
 const ADMIN_TOKEN = "bench-admin-token";
 const MEMBER = "20261125-0800-gleif-goldencopy-lei2-golden-copy.csv";
@@ -168,7 +170,7 @@ async function serve(path, name = `${MEMBER}.zip`, others = []) {
   });
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
-  return `http://127.0.0.1:${server.address().port}`;
+  return `http://127.0.0.1:${/** @type {import("node:net").AddressInfo} */ (server.address()).port}`;
 }
 
 /** Starts a forced refresh and polls until it settles; times each phase and samples workerd's RSS. */
@@ -258,7 +260,11 @@ async function mainAddress() {
       run: { ...run, records_per_second: Math.round(records / run.seconds) },
     }),
   );
-  return 0;
+  // A refresh that failed threw above.
+  return checkRun({
+    bench: "dataset-refresh",
+    figures: { records, "records/s": Math.round(records / run.seconds) },
+  });
 }
 
 async function main() {
@@ -302,7 +308,16 @@ async function main() {
     second: { ...second, rows_per_second: Math.round(records / second.seconds) },
   };
   console.log(JSON.stringify(summary));
-  return records === ROWS ? 0 : 1;
+  return checkRun({
+    bench: "dataset-refresh",
+    figures: {
+      records,
+      "first rows/s": summary.first.rows_per_second,
+      "second rows/s": summary.second.rows_per_second,
+    },
+    // Rows of the file that the refresh did not install.
+    errored: Math.abs(ROWS - records),
+  });
 }
 
 async function cleanup() {

@@ -1,3 +1,4 @@
+// @ts-check
 // `npm run bench:domain-probe`: how fast one SMTP sidecar instance checks a long list at ONE domain, through the
 // Worker's own prober (src/platform/domain-probe.ts: calls of 50, 4 in flight, the sidecar keeping the domain's
 // sessions), and what share of the addresses get a mailbox answer (target: every one the server answers for).
@@ -16,6 +17,7 @@ import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
 import { runBench } from "./lib/harness.mjs";
+import { checkRun, SMOKE } from "./lib/report.mjs";
 import { startSmtp } from "./lib/fixtures.mjs";
 import { startLocalSidecar } from "./lib/local-sidecar.mjs";
 import { round2 } from "./lib/load.mjs";
@@ -24,7 +26,7 @@ import { ROOT, isRunning, requireNode22, signalTree, stopProcess } from "../scri
 requireNode22();
 
 const num = (name, fallback) => Number(process.env[name] ?? fallback);
-const SIZES = (process.env.BENCH_SIZES ?? "1000,10000").split(",").map(Number);
+const SIZES = (process.env.BENCH_SIZES ?? (SMOKE ? "50" : "1000,10000")).split(",").map(Number);
 const SMTP_LATENCY_MS = num("BENCH_SMTP_LATENCY_MS", 0);
 const SECRET = `bench-domain-probe-${randomBytes(12).toString("hex")}`;
 const RESULTS_DIR = join(ROOT, "bench", "results");
@@ -132,5 +134,10 @@ async function main() {
   }
   const results = { at: new Date().toISOString(), smtp_latency_ms: SMTP_LATENCY_MS, runs };
   writeFileSync(join(RESULTS_DIR, "domain-probe.json"), `${JSON.stringify(results, null, 2)}\n`);
-  return runs.every((r) => r.answered_right_share === 100) ? 0 : 1;
+  return checkRun({
+    bench: "domain-probe",
+    figures: Object.fromEntries(runs.map((r) => [`${r.addresses} addresses/s`, r.addresses_per_second])),
+    // An address answered wrongly, or not at all, is a probe that failed.
+    errored: runs.reduce((n, r) => n + Math.round((r.addresses * (100 - r.answered_right_share)) / 100), 0),
+  });
 }

@@ -1,3 +1,4 @@
+// @ts-check
 // `npm run bench:email`: what an email lookup costs beyond the work it cannot avoid, as three ratios, each against a
 // baseline measured in the same run.
 //
@@ -43,6 +44,7 @@
 // LOCAL_PORT_RANGE (scripts/lib/local.mjs) keeps the ports this bench picks (fixtures, sidecar,
 // wrangler's HTTP and inspector ports) in a given range.
 import { runBench } from "./lib/harness.mjs";
+import { checkRun, size, statusCounts } from "./lib/report.mjs";
 import { startWorker } from "./lib/stack.mjs";
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createHmac, randomBytes } from "node:crypto";
@@ -69,12 +71,12 @@ requireNode22();
 
 const num = (name, fallback) => Number(process.env[name] ?? fallback);
 const CONCURRENCY = num("BENCH_CONCURRENCY", 8);
-const REQUESTS = num("BENCH_REQUESTS", 2_000); // (a), measured, per route
-const WARMUP = num("BENCH_WARMUP", 300); // (a), per route
-const ROUNDS = num("BENCH_ROUNDS", 6); // (a), blocks per route, alternating
-const SERIAL_REQUESTS = num("BENCH_SERIAL_REQUESTS", 300); // (a), per route at concurrency 1 (0 skips)
-const FRESH_LOOKUPS = num("BENCH_FRESH_LOOKUPS", 20); // (b), lookups and as many direct probes
-const BATCH_ROUNDS = num("BENCH_BATCH_ROUNDS", 2); // (c), each: one batch of 50 and 50 singles
+const REQUESTS = size("BENCH_REQUESTS", 2_000, 24); // (a), measured, per route
+const WARMUP = size("BENCH_WARMUP", 300, 8); // (a), per route
+const ROUNDS = size("BENCH_ROUNDS", 6, 2); // (a), blocks per route, alternating
+const SERIAL_REQUESTS = size("BENCH_SERIAL_REQUESTS", 300, 8); // (a), per route at concurrency 1 (0 skips)
+const FRESH_LOOKUPS = size("BENCH_FRESH_LOOKUPS", 20, 2); // (b), lookups and as many direct probes
+const BATCH_ROUNDS = size("BENCH_BATCH_ROUNDS", 2, 1); // (c), each: one batch of 50 and 50 singles
 const DNS_LATENCY_MS = num("BENCH_DNS_LATENCY_MS", 20);
 const SMTP_LATENCY_MS = num("BENCH_SMTP_LATENCY_MS", 30);
 const TIMEOUT_MS = num("BENCH_TIMEOUT_MS", 6 * 60_000);
@@ -400,7 +402,17 @@ async function main() {
   };
   writeFileSync(join(RESULTS_DIR, "email.json"), `${JSON.stringify(results, null, 2)}\n`);
   console.log(`\n[bench] wrote bench/results/email.json (${results.seconds} s)`);
-  if (failures.length) {
+  const checked = checkRun({
+    bench: "email",
+    figures: {
+      ...(a ? Object.fromEntries(a.loaded.routes.map((r) => [`(a) ${r.route} p50 ms`, r.p50_ms])) : {}),
+      ...(b ? { "(b) fresh lookup p50 ms": b.lookup_ms.p50_ms } : {}),
+      ...(c ? { "(c) batch p50 ms": c.batch_ms.p50_ms } : {}),
+    },
+    ...statusCounts(a ? [...a.loaded.routes, ...(a.serial?.routes ?? [])] : []),
+    errored: failures.length,
+  });
+  if (failures.length || checked) {
     console.error(`[bench] ${failures.length} unexpected answer(s); the figures above are not all the success path:`);
     for (const f of failures.slice(0, 10)) console.error(`  ${f}`);
     return 1;

@@ -1,3 +1,4 @@
+// @ts-check
 // `npm run bench:entity`: what entity lookups and register imports cost, measured on the local stack.
 //
 // Set-up (everything local, torn down at the end): the Worker under `wrangler dev` on a free port with a throw-away
@@ -42,6 +43,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { ROOT, adminClient, isRunning, requireNode22, signalTree, stopProcess } from "../scripts/lib/local.mjs";
 import { keepAliveAgent, round2, send, stats } from "./lib/load.mjs";
+import { checkRun, size } from "./lib/report.mjs";
 
 requireNode22();
 
@@ -50,9 +52,9 @@ const { loadSamples } = await import("../scripts/import-register.mjs");
 
 const num = (name, fallback) => Number(process.env[name] ?? fallback);
 const PARTS = new Set((process.env.BENCH_PARTS ?? "a,b").split(",").map((p) => p.trim()));
-const ROWS = num("BENCH_ROWS", 1_000_000);
-const ROUNDS = num("BENCH_ROUNDS", 5);
-const BATCH_SIZE = 500;
+const ROWS = size("BENCH_ROWS", 1_000_000, 300);
+const ROUNDS = size("BENCH_ROUNDS", 5, 1);
+const BATCH_SIZE = size("BENCH_BATCH", 500, 20);
 const TIMEOUT_MS = num("BENCH_TIMEOUT_MS", 25 * 60_000);
 const IMPORT_TIMEOUT_MS = num("BENCH_IMPORT_TIMEOUT_MS", 15 * 60_000);
 const FROZEN = process.env.BENCH_FROZEN !== "0";
@@ -132,7 +134,15 @@ async function main() {
   };
   writeFileSync(join(RESULTS_DIR, "entity.json"), `${JSON.stringify(results, null, 2)}\n`);
   console.log(`\n[bench] wrote bench/results/entity.json (${results.seconds} s)`);
-  if (failures.length) {
+  const checked = checkRun({
+    bench: "entity",
+    figures: {
+      ...(a ? { "(a) batch p50 ms": a.batch_ms.p50_ms, "(a) single p50 ms": a.single_ms.p50_ms } : {}),
+      ...(b ? { "(b) import rows/s": b.rows_per_second } : {}),
+    },
+    errored: failures.length,
+  });
+  if (failures.length || checked) {
     console.error(`[bench] ${failures.length} unexpected answer(s):`);
     for (const f of failures.slice(0, 10)) console.error(`  ${f}`);
     return 1;
@@ -213,14 +223,15 @@ function gleifLine(i) {
 /** Writes `rows` generated rows (LEIs 1..rows) with the golden copy's header, honouring back-pressure. */
 async function writeGleifCsv(path, rows) {
   const out = createWriteStream(path, { highWaterMark: 1 << 20 });
-  const write = (text) => (out.write(text) ? Promise.resolve() : new Promise((resolve) => out.once("drain", resolve)));
+  const write = (text) =>
+    out.write(text) ? Promise.resolve() : new Promise((resolve) => out.once("drain", () => resolve(undefined)));
   await write(`${GLEIF_HEADER.map(quote).join(",")}\r\n`);
   for (let start = 1; start <= rows; start += 1_000) {
     const lines = [];
     for (let i = start; i < Math.min(start + 1_000, rows + 1); i++) lines.push(gleifLine(i));
     await write(`${lines.join("\r\n")}\r\n`);
   }
-  await new Promise((resolve, reject) => out.end((err) => (err ? reject(err) : resolve())));
+  await new Promise((resolve, reject) => out.end((err) => (err ? reject(err) : resolve(undefined))));
   return statSync(path).size;
 }
 

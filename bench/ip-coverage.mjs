@@ -1,3 +1,4 @@
+// @ts-check
 // `npm run bench:ip-coverage`: the share of real addresses the IP answers place, with the shipped samples and with the
 // full tables of the installed packages (country, ASN, city).
 //
@@ -21,6 +22,7 @@ import { createInterface } from "node:readline";
 import { performance } from "node:perf_hooks";
 import { ROOT, adminClient, requireNode22, stopProcess } from "../scripts/lib/local.mjs";
 import { benchAccount, keepAliveAgent, round2, send } from "./lib/load.mjs";
+import { checkRun, SMOKE, size } from "./lib/report.mjs";
 import "../scripts/lib/ts-imports.mjs";
 
 requireNode22();
@@ -31,7 +33,7 @@ const { packageFiles } = await import("../datasets/ip/build.mjs");
 const { readRange } = await import("../src/products/ip/datasets.ts");
 const { formatIp } = await import("../src/platform/ip-address.ts");
 
-const ADDRESSES = Number(process.env.BENCH_ADDRESSES ?? 1_000);
+const ADDRESSES = size("BENCH_ADDRESSES", 1_000, 50);
 const SEED = Number(process.env.BENCH_SEED ?? 1);
 const ADMIN_TOKEN = "bench-admin-token";
 const RESULTS_DIR = join(ROOT, "bench", "results");
@@ -53,6 +55,7 @@ function random(seed) {
 
 /** Every announced range of the ASN package files, as [first, last] addresses. */
 async function announcedRanges() {
+  /** @type {[{ version: 4 | 6, value: bigint }, { version: 4 | 6, value: bigint }][]} */
   const ranges = [];
   for (const file of packageFiles("ip-asn")) {
     for await (const line of createInterface({ input: createReadStream(file) })) {
@@ -143,6 +146,13 @@ async function main() {
     `[bench] samples: placed ${samples.placed.share}%, AS ${samples.asn.share}%, city ${samples.city.share}%`,
   );
 
+  if (SMOKE) {
+    // The full tables take minutes to load: the smoke run checks the samples' path only.
+    return checkRun({
+      bench: "ip-coverage",
+      figures: { "sample addresses answered": samples.addresses, "sample batch ms": samples.batch_ms },
+    });
+  }
   await stopProcess(children.wrangler);
   children.wrangler = null;
   const loadStarted = performance.now();
@@ -171,7 +181,15 @@ async function main() {
     );
   }
   console.log("\n[bench] written to bench/results/ip-coverage.json");
-  return 0;
+  return checkRun({
+    bench: "ip-coverage",
+    figures: {
+      "placed %": full.placed.share,
+      "AS %": full.asn.share,
+      "city %": full.city.share,
+      "full tables load s": loadSeconds,
+    },
+  });
 }
 
 await runBench({

@@ -1,3 +1,4 @@
+// @ts-check
 // `npm run bench:ip`: what IP lookups and IP dataset imports cost, measured on the local stack.
 //
 // Set-up: two Workers under `wrangler dev`, each on a free port with its own throw-away database (bench/lib/stack.mjs),
@@ -18,6 +19,7 @@
 // request was not answered
 // 200. Knobs: BENCH_SINGLES (300), BENCH_BATCHES (5), BENCH_TIMEOUT_MS (40 min), BENCH_FROZEN.
 import { runBench } from "./lib/harness.mjs";
+import { checkRun, size, SMOKE } from "./lib/report.mjs";
 import { startWorker } from "./lib/stack.mjs";
 import { sampleTree } from "./lib/proc.mjs";
 import { closeSync, createReadStream, createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -35,13 +37,17 @@ const { importIpDataset } = await import("../scripts/import-ip.mjs");
 const { packageFiles, packageDatasetVersion } = await import("../datasets/ip/build.mjs");
 
 const num = (name, fallback) => Number(process.env[name] ?? fallback);
-const SINGLES = num("BENCH_SINGLES", 300);
-const BATCHES = num("BENCH_BATCHES", 5);
+const SINGLES = size("BENCH_SINGLES", 300, 20);
+const BATCHES = size("BENCH_BATCHES", 5, 1);
+/** Addresses in a batch request. */
+const BATCH_SIZE = size("BENCH_BATCH_SIZE", 1_000, 20);
+/** At smoke size the "full" stack takes every 100th line of the package files and the 1x one every 1,000th. */
+const FULL_STEP = SMOKE ? 100 : 1;
 const TIMEOUT_MS = num("BENCH_TIMEOUT_MS", 40 * 60_000);
 const ADMIN_TOKEN = "bench-admin-token";
 const RESULTS_DIR = join(ROOT, "bench", "results");
 const DATASETS = ["ip-country", "ip-asn"];
-const KEYS = 12;
+const KEYS = size("BENCH_KEYS", 12, 4);
 
 const children = { "1x": null, "10x": null, importer: null };
 const logFds = [];
@@ -62,15 +68,16 @@ function randomIp() {
   return `2${hex(0x1000).padStart(3, "0")}:${hex(0x10000)}:${hex(0x10000)}::${hex(0x10000)}`;
 }
 
-/** Every 10th line of the package files, into temp files: the 1x table. */
-async function tenth(dataset) {
+/** Every `step`th line of the package files, into temp files: every 10th is the 1x table. */
+async function tenth(dataset, step = 10 * FULL_STEP) {
   const out = [];
   for (const file of packageFiles(dataset)) {
-    const target = join(workDir, `${dataset}-${out.length}-tenth${file.includes("ipv6") ? "-ipv6" : "-ipv4"}.csv`);
+    const name = `${dataset}-${out.length}-every-${step}${file.includes("ipv6") ? "-ipv6" : "-ipv4"}.csv`;
+    const target = join(workDir, name);
     const writer = createWriteStream(target);
     let n = 0;
     for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity }))
-      if (n++ % 10 === 0) writer.write(`${line}\n`);
+      if (n++ % step === 0) writer.write(`${line}\n`);
     writer.end();
     await once(writer, "finish");
     out.push(target);
@@ -96,7 +103,7 @@ async function lookups(stacks, agent) {
           ? await send(agent, `${stack.base}/api/v1/ip/batch`, {
               method: "POST",
               key: await stack.pool.next(),
-              body: { ips: Array.from({ length: 1_000 }, randomIp) },
+              body: { ips: Array.from({ length: BATCH_SIZE }, randomIp) },
             })
           : await send(agent, `${stack.base}/healthz`);
     if (res.status !== 200) failures.push(`${stack.label}: ${kind} answered ${res.status}`);
@@ -114,7 +121,8 @@ async function lookups(stacks, agent) {
     const [s, t, b] = [stats(times[i].ip), stats(times[i].healthz), stats(times[i].batch)];
     console.log(
       `[bench] ${stack.label} (${stack.rows} rows): single p50 ${s.p50_ms} ms vs /healthz ${t.p50_ms} ms ` +
-        `(x${round2(s.p50_ms / t.p50_ms)}); 1,000-IP batch p50 ${b.p50_ms} ms (${round2(b.p50_ms / 1000)} ms an ` +
+        `(x${round2(s.p50_ms / t.p50_ms)}); ${BATCH_SIZE}-IP batch p50 ${b.p50_ms} ms ` +
+        `(${round2(b.p50_ms / BATCH_SIZE)} ms an ` +
         `address)`,
     );
     return {
@@ -123,7 +131,7 @@ async function lookups(stacks, agent) {
       healthz: t,
       single_over_healthz: round2(s.p50_ms / t.p50_ms),
       batch_1000: b,
-      batch_ms_per_address: round2(b.p50_ms / 1000),
+      batch_ms_per_address: round2(b.p50_ms / BATCH_SIZE),
     };
   });
 }
@@ -137,7 +145,19 @@ async function fullImport({ base, label }, dataset) {
   );
   const t0 = performance.now();
   const importer = startNodeScript(join(ROOT, "scripts", "import-register.mjs"), {
-    args: [dataset, "--package", "--json", "--url", base],
+    // At smoke size, every FULL_STEP-th line of the package files, through the same command.
+    args:
+      FULL_STEP === 1
+        ? [dataset, "--package", "--json", "--url", base]
+        : [
+            dataset,
+            ...(await tenth(dataset, FULL_STEP)),
+            "--version",
+            `${packageDatasetVersion(dataset)}-smoke`,
+            "--json",
+            "--url",
+            base,
+          ],
     env: { ADMIN_TOKEN },
     stdio: "pipe",
   });
@@ -245,7 +265,16 @@ async function main() {
       `bench/results/ip.json`,
   );
   for (const failure of failures) console.error(`[bench] ${failure}`);
-  return failures.length ? 1 : 0;
+  return checkRun({
+    bench: "ip",
+    figures: {
+      "1x single p50 ms": at1x.single.p50_ms,
+      "10x single p50 ms": at10x.single.p50_ms,
+      "10x batch p50 ms": at10x.batch_1000.p50_ms,
+      "import rows/s": result.import.rows_per_second,
+    },
+    errored: failures.length,
+  });
 }
 
 await runBench({ main, cleanup, timeoutMs: TIMEOUT_MS, logHint: "wrangler output: bench/results/ip-wrangler.log" });

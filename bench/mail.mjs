@@ -1,3 +1,4 @@
+// @ts-check
 // `npm run bench:mail`: how fast the mail outbox sends, and how long a monitor run's alert takes to arrive, locally.
 //
 // A Worker of its own (`wrangler dev`, throw-away local data) with MAIL_TRANSPORT=smtp, the real SMTP sidecar
@@ -11,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SMTPServer } from "smtp-server";
 import { runBench } from "./lib/harness.mjs";
+import { checkRun, size } from "./lib/report.mjs";
 import {
   adminClient,
   freePort,
@@ -26,8 +28,8 @@ import {
 requireNode22();
 
 const num = (name, fallback) => Number(process.env[name] ?? fallback);
-const MEMBERS = num("BENCH_MEMBERS", 200);
-const ROUNDS = num("BENCH_ROUNDS", 3);
+const MEMBERS = size("BENCH_MEMBERS", 200, 12);
+const ROUNDS = size("BENCH_ROUNDS", 3, 1);
 const ADMIN_TOKEN = "bench-admin-token";
 const SECRET = "bench-sidecar-secret-0123456789";
 const RESULTS_DIR = join(ROOT, "bench", "results");
@@ -64,8 +66,8 @@ async function startCounter() {
       });
     },
   });
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { server, port: server.server.address().port, arrivals };
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(undefined)));
+  return { server, port: /** @type {import("node:net").AddressInfo} */ (server.server.address()).port, arrivals };
 }
 
 async function waitFor(check, timeoutMs, what) {
@@ -174,5 +176,9 @@ async function main() {
     join(RESULTS_DIR, "mail.json"),
     `${JSON.stringify({ rounds, summary, measured_at: new Date().toISOString() }, null, 2)}\n`,
   );
-  return 0;
+  // A refused call threw above; an alert that never came timed out in waitFor.
+  return checkRun({
+    bench: "mail",
+    figures: { "first alert ms": summary.first_alert_ms, "messages/s": summary.messages_per_second },
+  });
 }

@@ -1,3 +1,4 @@
+// @ts-check
 // `npm run bench:mcp`: the round trip of one tool call over the tool protocol against the same HTTP call, same run.
 //
 // Starts the Worker the way the other benchmarks do (wrangler dev on a fresh local database, frozen bundle), makes one
@@ -20,15 +21,16 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { ROOT, adminClient, requireNode22, stopProcess } from "../scripts/lib/local.mjs";
 import { runBench } from "./lib/harness.mjs";
+import { checkRun, size } from "./lib/report.mjs";
 import { benchAccount, percentile, round2, stats } from "./lib/load.mjs";
 import { startWorker } from "./lib/stack.mjs";
 
 requireNode22();
 
 const num = (name, fallback) => Number(process.env[name] ?? fallback);
-const REQUESTS = num("BENCH_REQUESTS", 200);
-const ROUNDS = num("BENCH_ROUNDS", 4);
-const KEYS = num("BENCH_KEYS", 12);
+const REQUESTS = size("BENCH_REQUESTS", 200, 8);
+const ROUNDS = size("BENCH_ROUNDS", 4, 2);
+const KEYS = size("BENCH_KEYS", 12, 4);
 const TIMEOUT_MS = num("BENCH_TIMEOUT_MS", 10 * 60_000);
 const ADMIN_TOKEN = "bench-admin-token";
 const RESULTS_DIR = join(ROOT, "bench", "results");
@@ -155,7 +157,8 @@ async function main() {
   };
   writeFileSync(join(RESULTS_DIR, "mcp.json"), JSON.stringify(result, null, 2));
   console.log("[bench] wrote bench/results/mcp.json");
-  return 0;
+  // A call that failed threw above (the run stops there); every figure must be a time.
+  return checkRun({ bench: "mcp", figures: Object.fromEntries(rows.map((r) => [`${r.route} p50 ms`, r.p50_ms])) });
 }
 
 await runBench({ main, cleanup, timeoutMs: TIMEOUT_MS, logHint: "wrangler output: bench/results/mcp-wrangler.log" });

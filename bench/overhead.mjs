@@ -1,3 +1,4 @@
+// @ts-check
 // `npm run bench:overhead`: what the public-API plumbing costs per request.
 //
 // Starts the Worker the way `npm run dev` does (`wrangler dev`, local D1/DOs) but on a free port with a throw-away
@@ -42,6 +43,7 @@
 // BENCH_PROFILE_REQUESTS;
 // LOCAL_PORT_RANGE (scripts/lib/local.mjs) keeps the ports this bench picks (wrangler's HTTP and inspector) in a range.
 import { runBench } from "./lib/harness.mjs";
+import { checkRun, size, statusCounts } from "./lib/report.mjs";
 import { startWorker } from "./lib/stack.mjs";
 import { alternate, keepAliveAgent, keyPool, keysFor, printTable, route, round2, send } from "./lib/load.mjs";
 import { printRoundTrips, readRoundTrips, resetRoundTrips, summariseRoute } from "./lib/round-trips.mjs";
@@ -55,18 +57,18 @@ requireNode22();
 
 const num = (name, fallback) => Number(process.env[name] ?? fallback);
 const CONCURRENCY = num("BENCH_CONCURRENCY", 8);
-const REQUESTS = num("BENCH_REQUESTS", 3_000); // measured, per route
-const WARMUP = num("BENCH_WARMUP", 400); // per route (the keyed routes' warm-ups also cover every key once)
-const ROUNDS = num("BENCH_ROUNDS", 6); // blocks per route, alternating
-const SERIAL_REQUESTS = num("BENCH_SERIAL_REQUESTS", 500); // per route, concurrency 1 (0 skips)
+const REQUESTS = size("BENCH_REQUESTS", 3_000, 24); // measured, per route
+const WARMUP = size("BENCH_WARMUP", 400, 8); // per route (the keyed routes' warm-ups also cover every key once)
+const ROUNDS = size("BENCH_ROUNDS", 6, 2); // blocks per route, alternating
+const SERIAL_REQUESTS = size("BENCH_SERIAL_REQUESTS", 500, 8); // per route, concurrency 1 (0 skips)
 // Per route and concurrency, after the timed blocks: requests run under the inspector's CPU profiler (0 skips).
-const PROFILE_REQUESTS = num("BENCH_PROFILE_REQUESTS", 300);
+const PROFILE_REQUESTS = size("BENCH_PROFILE_REQUESTS", 300, 8);
 // Per-request "[wrangler:info] GET ... 200" lines cost wrangler's Node process CPU that the Worker then lacks on a
 // small machine (and that production does not have); warnings and errors still reach bench/results/wrangler.log.
 const LOG_LEVEL = process.env.BENCH_WRANGLER_LOG_LEVEL ?? "warn";
 const TIMEOUT_MS = num("BENCH_TIMEOUT_MS", 8 * 60_000);
 const TARGET_RATIO = 1.5;
-const MAX_KEYS = num("BENCH_MAX_KEYS", 2_000);
+const MAX_KEYS = size("BENCH_MAX_KEYS", 2_000, 10);
 const ADMIN_TOKEN = "bench-admin-token";
 const TEST_ADDRESS = "deliverable@service.test";
 const RESULTS_DIR = join(ROOT, "bench", "results");
@@ -232,7 +234,12 @@ async function main() {
   };
   writeFileSync(join(RESULTS_DIR, "overhead.json"), `${JSON.stringify(results, null, 2)}\n`);
   console.log("[bench] wrote bench/results/overhead.json");
-  if (failures.length) return 1;
+  const checked = checkRun({
+    bench: "overhead",
+    figures: Object.fromEntries(loaded.routes.map((r) => [`${r.route} p50 ms`, r.p50_ms])),
+    ...statusCounts(all),
+  });
+  if (failures.length || checked) return 1;
   return process.env.BENCH_ENFORCE === "1" && !results.target_met ? 1 : 0;
 }
 

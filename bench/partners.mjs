@@ -1,3 +1,4 @@
+// @ts-check
 // `npm run bench:partners`: what a partner check adds, measured on the local stack (wrangler dev with local D1 and
 // Durable Objects) against the partners' stand-in (test/fixtures/partners.ts) on loopback.
 //
@@ -15,6 +16,7 @@
 //
 // Writes bench/results/partners.json. Exits 1 on an unexpected answer.
 import { runBench } from "./lib/harness.mjs";
+import { checkRun, size } from "./lib/report.mjs";
 import { startWorker } from "./lib/stack.mjs";
 import { closeSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
@@ -26,8 +28,9 @@ import { partnerVars, startPartners } from "../test/fixtures/partners.ts";
 requireNode22();
 
 const num = (name, fallback) => Number(process.env[name] ?? fallback);
-const REQUESTS = num("BENCH_REQUESTS", 60);
-const DISTINCT = num("BENCH_DISTINCT", 250);
+const REQUESTS = size("BENCH_REQUESTS", 60, 4);
+const DISTINCT = size("BENCH_DISTINCT", 250, 10);
+const BATCH_ROWS = size("BENCH_BATCH_ROWS", 1_000, 40);
 const LATENCY_MS = num("BENCH_PARTNER_LATENCY_MS", 50);
 const ADMIN_TOKEN = "bench-admin-token";
 const RESULTS_DIR = join(ROOT, "bench", "results");
@@ -150,7 +153,7 @@ async function main() {
   // (b) 1,000 rows, DISTINCT numbers, each four times in two spellings.
   const distinct = Array.from({ length: DISTINCT }, freshNumber);
   const rows = [];
-  for (let i = 0; rows.length < 1_000; i++) {
+  for (let i = 0; rows.length < BATCH_ROWS; i++) {
     const n = distinct[i % DISTINCT];
     rows.push(i % 2 ? n : { phone: n.replace("+1", ""), country: "US" });
   }
@@ -180,7 +183,8 @@ async function main() {
     batch_ms: round2(batch.ms),
   };
   console.log(
-    `[bench] (b) 1,000 rows, ${DISTINCT} distinct: ${calls} partner calls (${dedupe.calls_per_distinct} per distinct ` +
+    `[bench] (b) ${rows.length} rows, ${DISTINCT} distinct: ${calls} partner calls ` +
+      `(${dedupe.calls_per_distinct} per distinct ` +
       `number), ${checkedRows} rows checked, ${dedupe.credits_used} credits, ${dedupe.batch_ms} ms`,
   );
 
@@ -200,5 +204,14 @@ async function main() {
   console.log("[bench] wrote bench/results/partners.json");
   if (failures.length)
     console.error(`[bench] ${failures.length} unexpected answers:\n${failures.slice(0, 5).join("\n")}`);
-  return failures.length ? 1 : 0;
+  return checkRun({
+    bench: "partners",
+    figures: {
+      "checked p50 ms": latency.checked_lookup.p50_ms,
+      "unchecked p50 ms": latency.unchecked_lookup.p50_ms,
+      "batch partner calls": calls,
+      "batch credits used": dedupe.credits_used,
+    },
+    errored: failures.length,
+  });
 }

@@ -1,3 +1,4 @@
+// @ts-check
 // `npm run bench:phone`: what phone lookups cost, measured on the local stack (wrangler dev with local D1, R2, Queues
 // and Durable Objects; nothing leaves loopback).
 //
@@ -24,6 +25,7 @@
 // Writes bench/results/phone.json (wrangler output: bench/results/phone-wrangler.log). Exits 1 on an unexpected
 // answer, or with BENCH_ENFORCE=1 when the rows/s target is missed. Bounded by BENCH_TIMEOUT_MS (20 min).
 import { runBench } from "./lib/harness.mjs";
+import { checkRun, size, SMOKE } from "./lib/report.mjs";
 import { startWorker } from "./lib/stack.mjs";
 import { closeSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
@@ -41,12 +43,12 @@ requireNode22();
 
 const num = (name, fallback) => Number(process.env[name] ?? fallback);
 const PARTS = new Set((process.env.BENCH_PARTS ?? "a,b,c").split(",").map((p) => p.trim()));
-const REQUESTS = num("BENCH_REQUESTS", 1_000);
+const REQUESTS = size("BENCH_REQUESTS", 1_000, 12);
 const CONCURRENCY = num("BENCH_CONCURRENCY", 4);
-const ROUNDS = num("BENCH_ROUNDS", 3);
-const BATCH = 1_000;
-const ROWS = num("BENCH_ROWS", 100_000);
-const SMALL_ROWS = num("BENCH_SMALL_ROWS", 10_000);
+const ROUNDS = size("BENCH_ROUNDS", 3, 1);
+const BATCH = size("BENCH_BATCH", 1_000, 20);
+const ROWS = size("BENCH_ROWS", 100_000, 60);
+const SMALL_ROWS = size("BENCH_SMALL_ROWS", 10_000, 20);
 const TARGET_ROWS_PER_S = num("BENCH_TARGET_ROWS_PER_S", 2_000);
 const TIMEOUT_MS = num("BENCH_TIMEOUT_MS", 20 * 60_000);
 const FROZEN = process.env.BENCH_FROZEN !== "0";
@@ -62,6 +64,7 @@ const TEST_NUMBERS = [
   "+447700900005",
 ];
 /** Country code and the leading digits of ranges in use, completed with random digits to the length given. */
+/** @type {[string, string, number][]} country code, leading digits, national length */
 const RANGES = [
   ["+44", "74", 10],
   ["+44", "20", 10],
@@ -159,7 +162,13 @@ async function main() {
     track: ({ child, logFd }) => ((children.wrangler = child), logFds.push(logFd)),
   });
   const importStarted = performance.now();
-  const tables = await importPhoneDatasets({ baseUrl: base, token: ADMIN_TOKEN, log: (line) => console.log(line) });
+  // At smoke size the committed sample (GB and CH) stands in for the full tables' 393,000 rows.
+  const tables = await importPhoneDatasets({
+    baseUrl: base,
+    token: ADMIN_TOKEN,
+    sample: SMOKE,
+    log: (line) => console.log(line),
+  });
   const importSeconds = round2((performance.now() - importStarted) / 1000);
   const rowsImported = tables.reduce((sum, t) => sum + t.records, 0);
   console.log(
@@ -175,7 +184,7 @@ async function main() {
   await admin.call("POST", `/accounts/${account.id}/credits`, { bucket: "pack", amount: credits, note: "bench:phone" });
   const member = (await admin.call("POST", `/accounts/${account.id}/members`, { email: "bench-phone@example.com" }))
     .data;
-  const keyCount = keysFor(600);
+  const keyCount = keysFor(size("BENCH_KEY_RATE", 600, 10));
   const keys = [];
   for (let i = 0; i < keyCount; i++)
     keys.push(
@@ -223,7 +232,18 @@ async function main() {
   writeFileSync(join(RESULTS_DIR, "phone.json"), `${JSON.stringify(results, null, 2)}\n`);
   console.log(`\n[bench] wrote bench/results/phone.json (${results.seconds} s)`);
   for (const f of failures.slice(0, 10)) console.error(`  ${f}`);
-  return failures.length ? 1 : 0;
+  return checkRun({
+    bench: "phone",
+    figures: {
+      "import rows/s": Math.round(rowsImported / importSeconds),
+      ...(a ? { "(a) phone / healthz p50": a.phone_vs_healthz_p50 } : {}),
+      ...(b ? { "(b) batch p50 ms": b.batch_ms_p50, "(b) singles p50 ms": b.singles_ms_p50 } : {}),
+      ...(c
+        ? Object.fromEntries(c.runs.map((r, i) => [`(c) bulk ${i ? ROWS : SMALL_ROWS} rows/s`, r.rows_per_second]))
+        : {}),
+    },
+    errored: failures.length,
+  });
 }
 
 /** (a) */
@@ -299,7 +319,8 @@ async function batchVsSingles(base, agent, pool, failures) {
   };
   b.batch_vs_singles = round2(b.batch_ms_p50 / b.singles_ms_p50);
   console.log(
-    `[bench] (b) 1,000-number batch ${b.batch_ms_p50} ms vs 1,000 single lookups ${b.singles_ms_p50} ms (concurrency ` +
+    `[bench] (b) ${BATCH}-number batch ${b.batch_ms_p50} ms vs ${BATCH} single lookups ${b.singles_ms_p50} ms ` +
+      `(concurrency ` +
       `${CONCURRENCY}): ratio ${b.batch_vs_singles}`,
   );
   return b;

@@ -1,3 +1,4 @@
+// @ts-check
 // `npm run bench:policy`: what a sending policy adds to an email answer, as a ratio against the same answers without
 // one, measured in the same run.
 //
@@ -10,6 +11,7 @@
 // answered 200 or an answer lacks the expected decision, or with BENCH_ENFORCE=1 when the target is missed.
 // Knobs: BENCH_CONCURRENCY, BENCH_REQUESTS, BENCH_WARMUP, BENCH_ROUNDS, BENCH_SERIAL_REQUESTS, BENCH_KEYS.
 import { runBench } from "./lib/harness.mjs";
+import { checkRun, size, statusCounts } from "./lib/report.mjs";
 import { startWorker } from "./lib/stack.mjs";
 import { alternate, keepAliveAgent, keyPool, printTable, route, round2, send } from "./lib/load.mjs";
 import { closeSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -21,11 +23,11 @@ requireNode22();
 
 const num = (name, fallback) => Number(process.env[name] ?? fallback);
 const CONCURRENCY = num("BENCH_CONCURRENCY", 4);
-const REQUESTS = num("BENCH_REQUESTS", 600);
-const WARMUP = num("BENCH_WARMUP", 100);
-const ROUNDS = num("BENCH_ROUNDS", 6);
-const SERIAL_REQUESTS = num("BENCH_SERIAL_REQUESTS", 200);
-const KEYS = num("BENCH_KEYS", 40);
+const REQUESTS = size("BENCH_REQUESTS", 600, 12);
+const WARMUP = size("BENCH_WARMUP", 100, 4);
+const ROUNDS = size("BENCH_ROUNDS", 6, 2);
+const SERIAL_REQUESTS = size("BENCH_SERIAL_REQUESTS", 200, 4);
+const KEYS = size("BENCH_KEYS", 40, 8);
 const TARGET_RATIO = 1.1;
 const ADMIN_TOKEN = "bench-admin-token";
 const RESULTS_DIR = join(ROOT, "bench", "results");
@@ -155,7 +157,12 @@ async function main() {
   };
   writeFileSync(join(RESULTS_DIR, "policy.json"), `${JSON.stringify(results, null, 2)}\n`);
   console.log("[bench] wrote bench/results/policy.json");
-  if (failed) return 1;
+  const checked = checkRun({
+    bench: "policy",
+    figures: Object.fromEntries(loaded.map((r) => [`${r.route} p50 ms`, r.p50_ms])),
+    ...statusCounts([...loaded, ...(serial ?? [])]),
+  });
+  if (failed || checked) return 1;
   return process.env.BENCH_ENFORCE === "1" && !results.target_met ? 1 : 0;
 }
 

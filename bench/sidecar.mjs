@@ -1,3 +1,4 @@
+// @ts-check
 // `npm run bench:sidecar`: probes per second one SMTP sidecar instance sustains (docs/architecture.md#scale-on-paper).
 //
 // Starts a real SMTP server (smtp-server, bench/lib/fixtures.mjs; every reply delayed BENCH_SMTP_LATENCY_MS, 0 by
@@ -11,6 +12,7 @@ import { closeSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { runBench } from "./lib/harness.mjs";
+import { checkRun, size } from "./lib/report.mjs";
 import { startSmtp } from "./lib/fixtures.mjs";
 import { startLocalSidecar } from "./lib/local-sidecar.mjs";
 import { keepAliveAgent, percentile, round2, send } from "./lib/load.mjs";
@@ -19,7 +21,7 @@ import { ROOT, isRunning, requireNode22, signalTree, stopProcess } from "../scri
 requireNode22();
 
 const num = (name, fallback) => Number(process.env[name] ?? fallback);
-const PROBES = num("BENCH_PROBES", 2_000);
+const PROBES = size("BENCH_PROBES", 2_000, 60);
 const CONCURRENCY = num("BENCH_CONCURRENCY", 32);
 const SMTP_LATENCY_MS = num("BENCH_SMTP_LATENCY_MS", 0);
 const KICKBOX_PER_MINUTE = 8_000;
@@ -114,5 +116,9 @@ async function main() {
   );
   for (const f of failures.slice(0, 10)) console.error(`  ${f}`);
   writeFileSync(join(RESULTS_DIR, "sidecar.json"), `${JSON.stringify(results, null, 2)}\n`);
-  return failures.length ? 1 : 0;
+  return checkRun({
+    bench: "sidecar",
+    figures: { "probes/s": perSecond, "p50 ms": results.p50_ms },
+    errored: failures.length,
+  });
 }

@@ -226,6 +226,11 @@ export class AccountCredits extends ListsObject {
     return this.balances.ledger(page, perPage, Date.now());
   }
 
+  /** The ledger's rows written under one request or operation id (a bulk chunk, a monitor run, a payment). */
+  movements(requestId: string): LedgerRow[] {
+    return this.balances.movements(requestId);
+  }
+
   /**
    * The usage page's figures since `since`, per UTC day and product, in one call: the credits that left the balance
    * (every charge row of the ledger, whatever made it) and the values answered (the history).

@@ -97,6 +97,8 @@ const today = () => new Date().toISOString().slice(0, 10);
 /**
  * Imports `files` as one version of `dataset` covering `coverage` (default: what the publisher's whole file covers);
  * resolves `{dataset, version, records, skipped, seconds, rows_per_second}`.
+ * @param {{ dataset: string, files: string[], version?: string, coverage?: string, baseUrl: string, token: string,
+ *   batchSize?: number, concurrency?: number, log?: (...args: unknown[]) => void }} options
  */
 export async function importIpDataset({
   dataset,

@@ -22,12 +22,14 @@ describe("wrangler.toml", () => {
     expect(names(production)).toEqual(expect.arrayContaining(names(top)));
   });
 
-  it("declares a migration for every Durable Object class, and production inherits the crons, build and assets", () => {
+  it("declares a migration for every Durable Object class, and production inherits the crons and assets", () => {
     const migrated = production.migrations.flatMap((m) => [...(m.new_sqlite_classes ?? []), ...(m.new_classes ?? [])]);
     for (const { class_name } of [...top.durable_objects.bindings, ...production.durable_objects.bindings])
       expect(migrated).toContain(class_name);
     expect(production.triggers.crons).toEqual(top.triggers.crons);
-    expect(production.build.command).toBe(top.build.command);
+    // Production builds what development builds, then the Worker's separate modules (scripts/build-worker.mjs).
+    expect(production.build.command).toBe(`${top.build.command} && node scripts/build-worker.mjs`);
+    expect(production).toMatchObject({ main: expect.stringMatching(/dist\/worker\/index\.js$/), no_bundle: true });
     // The refresh's fetch step inflates GLEIF's full golden copy in one invocation (docs/operations.md, "Dataset
     // refresh").
     expect(production.limits?.cpu_ms).toBe(300_000);

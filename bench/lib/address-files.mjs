@@ -1,3 +1,4 @@
+// @ts-check
 // Full-size address registers in their publishers' formats, written straight to disk for `npm run bench:refresh`
 // (BENCH_DATASET=uk-onspd | uk-os-open-names | fr-ban): ONSPD's release zip (the UK CSV, ~55 columns, beside a user
 // guide), OS Open Names' zip of headerless CSV files, one per 100 km grid square, and the BAN's gzip national CSV.

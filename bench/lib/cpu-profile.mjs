@@ -1,3 +1,4 @@
+// @ts-check
 // The Worker's own CPU per request, from the inspector's sampling profiler of `wrangler dev` (the --inspector-port
 // that startLocalWorker opens): profile a block of requests of one route, then divide the profile's active time (every
 // sample that was not idle, garbage collection included) by the requests. Wall-clock sampling: on a machine busy
@@ -13,7 +14,10 @@ export async function connectProfiler(inspector) {
   if (!target) throw new Error(`no inspector target at ${inspector}`);
   // wrangler's inspector proxy turns away a client with neither an Origin nor the DevTools' one (Node's WebSocket
   // sends a User-Agent but no Origin); `headers` is Node's (undici's) extension of the WebSocket constructor.
-  const socket = new WebSocket(target.webSocketDebuggerUrl, { headers: { Origin: "http://localhost" } });
+  const socket = new WebSocket(
+    target.webSocketDebuggerUrl,
+    /** @type {any} */ ({ headers: { Origin: "http://localhost" } }),
+  );
   await new Promise((resolve, reject) => {
     socket.addEventListener("open", resolve, { once: true });
     socket.addEventListener("error", reject, { once: true });

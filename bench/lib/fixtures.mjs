@@ -1,3 +1,4 @@
+// @ts-check
 // The local stand-ins for the internet that bench/email.mjs points the Worker and the sidecar at. Plain .mjs mirrors of
 // test/fixtures/{doh,rdap,mail}.ts (same wire formats and answers; the bench does not import the tests' files, which
 // change with the tests), plus what the bench needs on top:
@@ -24,14 +25,14 @@ const listen = async (server) => {
     server.once("error", reject);
     server.listen(port, "127.0.0.1", () => {
       server.off("error", reject);
-      resolve(server.address().port);
+      resolve(/** @type {import("node:net").AddressInfo} */ (server.address()).port);
     });
   });
 };
 
 const closeServer = (server) =>
   new Promise((resolve) => {
-    server.close(() => resolve());
+    server.close(() => resolve(undefined));
     server.closeAllConnections?.();
   });
 
@@ -127,7 +128,9 @@ export async function startSmtp(accepts, delayMs = 0) {
   const smtpPort = await freePort();
   const directPort = await new Promise((resolve, reject) => {
     smtp.once("error", reject);
-    smtp.listen(smtpPort, "127.0.0.1", () => resolve(smtp.server.address().port));
+    smtp.listen(smtpPort, "127.0.0.1", () =>
+      resolve(/** @type {import("node:net").AddressInfo} */ (smtp.server.address()).port),
+    );
   });
 
   const connections = [];
@@ -174,8 +177,8 @@ export async function startSmtp(accepts, delayMs = 0) {
     },
     close: async () => {
       for (const socket of sockets) socket.destroy();
-      await new Promise((resolve) => proxy.close(() => resolve()));
-      await new Promise((resolve) => smtp.close(() => resolve()));
+      await new Promise((resolve) => proxy.close(() => resolve(undefined)));
+      await new Promise((resolve) => smtp.close(() => resolve(undefined)));
     },
   };
 }

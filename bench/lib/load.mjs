@@ -1,3 +1,4 @@
+// @ts-check
 // The closed-loop load generator of bench/overhead.mjs, generalised to any method and body: node:http over a keep-alive
 // agent, `concurrency` requests in flight, latencies recorded per route; alternating blocks; a pool of secret keys that
 // never uses one key a 5th time within 1.1 s (the API allows 5 requests per second per key).
@@ -170,6 +171,7 @@ export const keysFor = (ratePerSecond) =>
   Math.ceil((ratePerSecond * 1.25) / (PER_KEY_PER_WINDOW / (KEY_WINDOW_MS / 1000)));
 
 export function printTable(rows) {
+  /** @type {[string, (r: any) => string | number, number][]} */
   const cols = [
     ["route", (r) => r.route, 22],
     ["requests", (r) => r.requests, 9],

@@ -1,3 +1,4 @@
+// @ts-check
 // The SMTP sidecar as the benches run it: its own process on a free loopback port, dialling the bench's SMTP server,
 // its output in a log file under bench/results/.
 import { openSync } from "node:fs";

@@ -1,3 +1,4 @@
+// @ts-check
 // Memory and CPU of a process tree, read from /proc (Linux only), for benchmarks that run the Worker under
 // `wrangler dev`: the tree below the wrangler process we spawned (wrangler's own Node process, the workerd processes it
 // starts, esbuild if any). `sampleTree(rootPid)` is one reading; `treeSampler(rootPid, everyMs)` keeps the peaks.

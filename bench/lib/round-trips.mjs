@@ -1,3 +1,4 @@
+// @ts-check
 // The Worker's own per-route figures (GET /admin/v1/round-trips, docs/operations.md#round-trips): storage round trips
 // before and after the answer, and the Worker-measured time to the answer, product time and the rest. Per isolate:
 // `wrangler dev` runs one, so they cover every request of a bench.

@@ -1,5 +1,6 @@
+// @ts-check
 // The Worker on a fresh local stack, as every benchmark starts it.
-import { openSync } from "node:fs";
+import { openSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { bundleWorker, ROOT, startLocalWorker } from "../../scripts/lib/local.mjs";
 
@@ -10,7 +11,7 @@ const RESULTS_DIR = join(ROOT, "bench", "results");
  * neither rebuild nor reload it), starts `wrangler dev` on a free port with `vars` (which win over .dev.vars) and its
  * output in bench/results/`log`, and waits for /healthz. `track` gets the child and log fd as soon as they exist, so
  * the caller's cleanup can stop them even if start-up fails.
- * @returns {Promise<{ base: string }>}
+ * @returns {Promise<{ base: string, inspector: string }>}
  */
 export async function startWorker({ dir, vars, log, frozen, logLevel, track }) {
   const persistTo = join(dir, "state");
@@ -25,17 +26,28 @@ export async function startWorker({ dir, vars, log, frozen, logLevel, track }) {
   console.log(
     `[bench] starting wrangler dev on a fresh local database in ${persistTo} (output in bench/results/${log})`,
   );
-  const logFd = openSync(join(RESULTS_DIR, log), "w");
-  const { base, inspector } = await startLocalWorker({
-    persistTo,
-    vars,
-    // wrangler's local tracing (on by default) stores a trace of every request and storage call in the same runtime,
-    // a per-call cost that grows with its store and that production does not have; X_LOCAL_OBSERVABILITY=true keeps it.
-    env: { X_LOCAL_OBSERVABILITY: process.env.X_LOCAL_OBSERVABILITY ?? "false" },
-    script,
-    stdio: logFd,
-    extraArgs: ["--log-level", logLevel],
-    track: (child) => track({ child, logFd }),
+  const start = () => {
+    const logFd = openSync(join(RESULTS_DIR, log), "w");
+    return startLocalWorker({
+      persistTo,
+      vars,
+      // wrangler's local tracing (on by default) stores a trace of every request and storage call in the same
+      // runtime, a per-call cost that grows with its store and that production does not have;
+      // X_LOCAL_OBSERVABILITY=true keeps it.
+      env: { X_LOCAL_OBSERVABILITY: process.env.X_LOCAL_OBSERVABILITY ?? "false" },
+      script,
+      stdio: logFd,
+      extraArgs: ["--log-level", logLevel],
+      track: (child) => track({ child, logFd }),
+    });
+  };
+  // A start that dies before answering is tried once more on new ports: on a machine where several stacks start at
+  // once, a port found free can be taken before wrangler binds it (the first attempt's output is in the log).
+  const { base, inspector } = await start().catch((err) => {
+    if (!/exited .* before/.test(String(err))) throw err;
+    console.log(`[bench] ${err.message}; starting it once more (bench/results/${log} has the first attempt's output)`);
+    renameSync(join(RESULTS_DIR, log), join(RESULTS_DIR, `${log}.failed`));
+    return start();
   });
   console.log(`[bench] wrangler dev answers on ${base}`);
   return { base, inspector };

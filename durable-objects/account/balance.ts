@@ -9,7 +9,7 @@ import {
   utcDay,
 } from "../../src/engines/credits/plans";
 import { FairUseWindow } from "./fair-use";
-import { appendLedger, createLedger, dailyCharges, type DailyCharge, ledgerPage } from "./ledger";
+import { appendLedger, createLedger, dailyCharges, type DailyCharge, ledgerPage, movementsOf } from "./ledger";
 import type { AccountSnapshot, CreditGrant, LedgerRow, State } from "./types";
 
 /** What a charge is made against: the reservation's request, key and product (null: a hold made before products). */
@@ -44,6 +44,11 @@ export class Balance {
    * query; null when not known.
    */
   private state: State | null = null;
+  /**
+   * What open reservations hold, as last read or moved (Reservations reports every change it writes), so a hold and
+   * a settle read no SUM; null when not known.
+   */
+  private heldTotal: number | null = null;
   readonly fairUse: FairUseWindow;
 
   constructor(private readonly sql: SqlStorage) {
@@ -152,7 +157,13 @@ export class Balance {
   }
 
   held(): number {
-    return this.sql.exec<{ n: number }>("SELECT COALESCE(SUM(amount), 0) AS n FROM reservations").one().n;
+    this.heldTotal ??= this.sql.exec<{ n: number }>("SELECT COALESCE(SUM(amount), 0) AS n FROM reservations").one().n;
+    return this.heldTotal;
+  }
+
+  /** A reservation was written: what reservations hold moved by `delta` (every write to them goes through here). */
+  heldMoved(delta: number): void {
+    if (this.heldTotal !== null) this.heldTotal += delta;
   }
 
   keyHeld(keyId: string): number {
@@ -191,6 +202,11 @@ export class Balance {
     return ledgerPage(this.sql, page, perPage);
   }
 
+  /** The ledger's rows of one request or operation id (the dashboard's pages for a ledger row). */
+  movements(requestId: string): LedgerRow[] {
+    return movementsOf(this.sql, requestId);
+  }
+
   /** Credits charged since `since` per UTC day and product, grants and expiries due by `now` applied first. */
   dailyCharges(since: number, now: number): DailyCharge[] {
     this.current(now);
@@ -202,6 +218,8 @@ export class Balance {
     let state =
       this.state ??
       (this.sql.exec<Record<keyof State, SqlStorageValue>>("SELECT * FROM state").toArray()[0] as State | undefined);
+    // A balance made now gets its first grant now: dated the month's start, it would predate the account.
+    const created = !state;
     if (!state) {
       const fresh: State = {
         plan: initialPlan,
@@ -230,7 +248,7 @@ export class Balance {
       state = { ...state, granted_month: month };
       if (plan !== state.plan_credits) {
         this.write({
-          at: monthStart(month),
+          at: created ? now : monthStart(month),
           requestId: null,
           kind: "monthly_grant",
           before: state,

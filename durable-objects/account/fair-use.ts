@@ -11,6 +11,8 @@ const hourOf = (ms: number) => Math.floor(ms / HOUR_MS) * HOUR_MS;
 export class FairUseWindow {
   /** The sums as last read or written, kept for the hour they were counted in: the hot path's reads cost no query. */
   private cached: { hour: number; sums: Record<UsageCounter, number> } | null = null;
+  /** The hour whose expired rows were last deleted by this instance. */
+  private prunedHour: number | null = null;
 
   constructor(private readonly sql: SqlStorage) {
     sql.exec(`CREATE TABLE IF NOT EXISTS usage_hours (hour INTEGER NOT NULL, counter TEXT NOT NULL, n INTEGER NOT NULL,
@@ -26,17 +28,22 @@ export class FairUseWindow {
 
   count(usage: Partial<Record<UsageCounter, number>>, now: number): void {
     if (!Object.values(usage).some(Boolean)) return;
-    this.prune(now);
-    this.cached = null;
-    for (const [counter, n] of Object.entries(usage)) {
-      if (n)
-        this.sql.exec(
-          "INSERT INTO usage_hours (hour, counter, n) VALUES (?, ?, ?) ON CONFLICT (hour, counter) DO UPDATE SET n = " +
-            "n + excluded.n",
-          hourOf(now),
-          counter,
-          n,
-        );
+    const hour = hourOf(now);
+    // Hours that left the window are deleted once an hour, not on every settle: reads never count them anyway.
+    if (this.prunedHour !== hour) this.prune(now), (this.prunedHour = hour);
+    // The row counted into is the current hour's, inside the window: sums read this hour move by exactly `n`.
+    const sums = this.cached?.hour === hour ? this.cached.sums : null;
+    if (!sums) this.cached = null;
+    for (const [counter, n] of Object.entries(usage) as [UsageCounter, number][]) {
+      if (!n) continue;
+      this.sql.exec(
+        "INSERT INTO usage_hours (hour, counter, n) VALUES (?, ?, ?) ON CONFLICT (hour, counter) DO UPDATE SET n = " +
+          "n + excluded.n",
+        hour,
+        counter,
+        n,
+      );
+      if (sums && counter in sums) sums[counter] += n;
     }
   }
 

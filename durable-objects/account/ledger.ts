@@ -58,6 +58,16 @@ export function ledgerPage(sql: SqlStorage, page: number, perPage: number): { ro
   return { rows, total };
 }
 
+/** Every movement written under one request or operation id (a bulk chunk, a monitor run, a payment), oldest first. */
+export function movementsOf(sql: SqlStorage, requestId: string): LedgerRow[] {
+  return sql
+    .exec<Record<keyof LedgerRow, SqlStorageValue>>(
+      "SELECT * FROM ledger WHERE request_id = ? ORDER BY id LIMIT 100",
+      requestId,
+    )
+    .toArray() as unknown as LedgerRow[];
+}
+
 /**
  * Credits that left the balance since `since`, per UTC day and per product: every charge row, whatever made it (a
  * lookup, a batch, a bulk chunk, a monitor run, a partner check), so the figures add up to the ledger's.

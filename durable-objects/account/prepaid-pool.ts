@@ -49,9 +49,13 @@ export class PrepaidPool {
 
   /** The hold's units, forgotten: the hold is being closed. */
   take(reservationId: string): UnitHold | null {
-    const hold = this.read(reservationId);
-    if (hold) this.sql.exec("DELETE FROM reservation_units WHERE id = ?", reservationId);
-    return hold;
+    const row = this.sql
+      .exec<{ product: string; held: number; per_credit: number; lent: number }>(
+        "DELETE FROM reservation_units WHERE id = ? RETURNING product, held, per_credit, lent",
+        reservationId,
+      )
+      .toArray()[0];
+    return row ? { product: row.product, held: row.held, perCredit: row.per_credit, lent: row.lent } : null;
   }
 
   /**

@@ -67,6 +67,7 @@ export class Reservations {
       record ? JSON.stringify(record) : null,
       request.product ?? request.units?.product ?? request.claims?.product ?? null,
     );
+    this.balance.heldMoved(grant.granted);
     // The units of the credits bought beyond what this hold asked for are lent to the pool at once, so holds in flight
     // beside it share the credit instead of each needing a whole free one; settling decides who pays for it.
     const bought = grant.granted * perCredit;
@@ -121,6 +122,7 @@ export class Reservations {
     });
     const amount = grant.ok ? spent + grant.granted : spent;
     this.sql.exec("UPDATE reservations SET amount = ? WHERE id = ?", amount, reservationId);
+    this.balance.heldMoved(amount - reservation.amount);
     if (!grant.ok) return { ok: false, reason: grant.reason, available: grant.available, busy };
     const grantedUnits = unitHold.held - unitHold.lent + amount * unitHold.perCredit - request.spent;
     const claimed = this.claims.take(request.claims?.product, open, grantedUnits, reservationId);
@@ -149,9 +151,10 @@ export class Reservations {
    */
   settle(reservationId: string, settlement: Settlement): SettleResult {
     const now = settlement.now ?? Date.now();
+    // Read and removed in one statement: the hold is gone from here on, whatever this settlement charges.
     const reservation = this.sql
       .exec<{ request_id: string; key_id: string | null; amount: number; product: string | null }>(
-        "SELECT request_id, key_id, amount, product FROM reservations WHERE id = ?",
+        "DELETE FROM reservations WHERE id = ? RETURNING request_id, key_id, amount, product",
         reservationId,
       )
       .toArray()[0];
@@ -165,8 +168,8 @@ export class Reservations {
       firstCharges: settlement.operationId ? this.settled.operationCharges(settlement.operationId) : null,
     });
     if (!reservation) return this.settledBefore(reservationId, now) ?? nothing(true);
+    this.balance.heldMoved(-reservation.amount);
     const unitHold = this.pool.take(reservationId);
-    this.sql.exec("DELETE FROM reservations WHERE id = ?", reservationId);
     this.claims.drop(reservationId);
     if (settlement.operationId && this.settled.settleOnce(settlement.operationId, now)) {
       // Work settled before uses nothing now; a credit whose lent units others used is still paid.

@@ -119,6 +119,10 @@ export function demoBanner(demo, site) {
             `(2 credits), and`,
           `                    POST /address {"address": "99999 Nonexistent Blvd, Mountain View, CA 94043", ` +
             `"country": "US", "delivery_point": true}.`,
+          `  Payments          Buying credits (dashboard, Account) leads to a local payment page (SIDECAR_PORT+8): ` +
+            `Pay or Cancel,`,
+          `                    no card; Pay sends the signed Stripe event and returns to the dashboard with the ` +
+            `credits.`,
         ]
       : [
           `                    Mailbox checks go through it: it dials port ${process.env.SMTP_PORT || 25} of each ` +

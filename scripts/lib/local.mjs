@@ -231,6 +231,8 @@ export async function startLocalWorker({
 /**
  * Starts a Node script of the repository with this same Node (22 under `npm run`), leading its own process group like
  * `wrangler dev` above, so stopProcess / signalTree reach it and anything it spawns. `env` is added to ours.
+ * @param {string} script
+ * @param {{ args?: string[], env?: Record<string, string>, stdio?: "inherit" | "ignore" | "pipe" | number }} [options]
  */
 export function startNodeScript(script, { args = [], env = {}, stdio = "inherit" } = {}) {
   return spawn(process.execPath, [script, ...args], {
@@ -272,7 +274,11 @@ export async function stopProcess(child, graceMs = 8_000) {
   signalTree(child, "SIGKILL"); // anything left in the group (workerd, esbuild) once wrangler itself is gone
 }
 
-/** Resolves once GET url answers 2xx; rejects if the child (`name` in messages) exits first or `timeoutMs` passes. */
+/**
+ * Resolves once GET url answers 2xx; rejects if the child (`name` in messages) exits first or `timeoutMs` passes.
+ * @param {string} url
+ * @param {{ child?: import("node:child_process").ChildProcess, name?: string, timeoutMs?: number }} [options]
+ */
 export async function waitForHttp(url, { child, name = "wrangler dev", timeoutMs = 90_000 } = {}) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -369,6 +375,7 @@ export function adminClient(baseUrl, token) {
       signal: AbortSignal.timeout(30_000),
     });
     const text = await res.text();
+    /** @type {any} the envelope, or the text when it is not JSON */
     let parsed = text;
     try {
       parsed = JSON.parse(text);

@@ -2,10 +2,10 @@
 // bundle's modules (the global scope) in a local workerd under the inspector's CPU profiler. Runs on this machine,
 // offline, with no account. The figure is the profile's active time (samples that were not idle, garbage collection
 // included), the least of a few runs: a busy neighbour only ever adds to it.
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { runWrangler } from "./local.mjs";
 
 const MAX_FAILURES = 3;
@@ -61,48 +61,53 @@ const sourceName = (source) =>
   source.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/)?.[1] ??
   source.replace(/^.*?\/(src|durable-objects|workers)\//, "$1/");
 
-/** The original source of a bundle line: its first mapped column (indentation is not mapped). */
-function sourceAt(traceMapping, map, line) {
-  const { LEAST_UPPER_BOUND, originalPositionFor } = traceMapping;
-  return line >= 1 ? originalPositionFor(map, { line, column: 0, bias: LEAST_UPPER_BOUND }).source : null;
-}
-
-/** Each node's self time split over the bundle lines its samples were on (a module's top level is one node). */
-function selfTimeByLine(profile) {
+/**
+ * Each node's self time at the start of its function, `[builtin name, module file, line, column, ms]`: the modules are
+ * minified (a few long lines), so a function's own position is what the source map can place.
+ */
+function selfTimeByFunction(profile) {
   const self = new Map();
   profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + profile.timeDeltas[i] / 1000));
-  const byLine = [];
+  const rows = [];
   for (const node of profile.nodes) {
     const ms = self.get(node.id);
-    const { functionName, url, lineNumber } = node.callFrame;
+    const { functionName, url, lineNumber, columnNumber } = node.callFrame;
     if (!ms || functionName === "(idle)") continue;
-    if (!url) byLine.push([functionName, null, ms]);
-    else if (!node.positionTicks?.length) byLine.push([null, lineNumber + 1, ms]);
-    else {
-      const ticks = node.positionTicks.reduce((n, t) => n + t.ticks, 0);
-      for (const t of node.positionTicks) byLine.push([null, t.line, (ms * t.ticks) / ticks]);
-    }
+    rows.push(url ? [null, basename(url), lineNumber + 1, columnNumber, ms] : [functionName, null, 0, 0, ms]);
   }
-  return byLine;
+  return rows;
 }
 
 /**
- * The profile's self time by original source (package or file), through the bundle's source map, largest first:
- * what to make lazy next. Null when the source-map reader is not installed (it comes with the toolchain, not as a
- * dependency of ours).
+ * The profile's self time by original source (package or file), through each module's source map (`<module>.map` in
+ * `mapDir`), largest first: what to make lazy next. A module's top level (evaluating it, compiling what it calls) is
+ * counted as `(top level of <module>)`. Null when the source-map reader is not installed (it comes with the
+ * toolchain, not as a dependency of ours).
  */
-export function topSources(profile, sourceMapPath, count = 8) {
+export function topSources(profile, mapDir, count = 8) {
   let traceMapping;
   try {
     traceMapping = createRequire(import.meta.url)("@jridgewell/trace-mapping");
   } catch {
     return null;
   }
-  const map = new traceMapping.TraceMap(JSON.parse(readFileSync(sourceMapPath, "utf8")));
+  const maps = new Map();
+  const mapOf = (module) => {
+    if (!maps.has(module)) {
+      const path = join(mapDir, `${module}.map`);
+      maps.set(module, existsSync(path) ? new traceMapping.TraceMap(JSON.parse(readFileSync(path, "utf8"))) : null);
+    }
+    return maps.get(module);
+  };
   const totals = new Map();
-  for (const [builtin, line, ms] of selfTimeByLine(profile)) {
-    const source = builtin ? null : sourceAt(traceMapping, map, line);
-    const name = builtin ?? (source ? sourceName(source) : "(unmapped: compiling, bundler helpers)");
+  for (const [builtin, module, line, column, ms] of selfTimeByFunction(profile)) {
+    let name = builtin;
+    if (!name && line < 1) name = `(top level of ${module})`;
+    if (!name) {
+      const map = mapOf(module);
+      const source = map && traceMapping.originalPositionFor(map, { line, column }).source;
+      name = source ? sourceName(source) : "(unmapped: bundler helpers)";
+    }
     totals.set(name, (totals.get(name) ?? 0) + ms);
   }
   return [...totals].sort((a, b) => b[1] - a[1]).slice(0, count);

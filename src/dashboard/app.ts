@@ -4,6 +4,7 @@ import type { AppEnv } from "../types";
 import { handleStripeWebhook } from "./billing/webhook";
 import { anonymousCsrf, signedIn, type DashEnv } from "./context";
 import { STYLES } from "./pages/layout";
+import { LOCAL_TIME_SCRIPT } from "./pages/local-time";
 import { accountRoutes } from "./routes/account";
 import { bulkRoutes } from "./routes/bulk";
 import { COPY_SCRIPT, exampleRoutes } from "./routes/examples";
@@ -53,6 +54,9 @@ const dashboard = () =>
     .use(dashboardHeaders(), gate())
     .get("/assets/app.css", (c) => c.body(STYLES, 200, { "Content-Type": "text/css; charset=utf-8" }))
     .get("/assets/copy.js", (c) => c.body(COPY_SCRIPT, 200, { "Content-Type": "text/javascript; charset=utf-8" }))
+    .get("/assets/local-time.js", (c) =>
+      c.body(LOCAL_TIME_SCRIPT, 200, { "Content-Type": "text/javascript; charset=utf-8" }),
+    )
     .route("/", signInRoutes)
     .route("/", passkeySignInRoutes)
     .route("/", signedInPages());

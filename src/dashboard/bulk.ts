@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import { database } from "../db/client";
 import { findAccountJob, jobViewOf, jobViews, listAccountJobs, type JobRow, type JobView } from "../engines/bulk/jobs";
 import type { Product } from "../engines/product";
+import { isGoing } from "../engines/bulk/run-actions";
 import { admitPending, admitRedelivery } from "../auth/admit";
 import { Admission } from "../limits/admission";
 import { randomToken } from "../platform/tokens";
@@ -37,7 +38,8 @@ export const runView = (env: Env, run: { row: JobRow; product: Product }) =>
   jobViewOf(database(env), run.row, run.product);
 
 export interface RunListing {
-  runs: (JobView & { product: string })[];
+  /** Each run with its product and its number within the account. */
+  runs: (JobView & { product: string; number: number })[];
   total: number;
 }
 
@@ -46,7 +48,19 @@ export async function accountRuns(env: Env, accountId: string, page: number): Pr
   const db = database(env);
   const { rows, total } = await listAccountJobs(db, accountId, page);
   const views = await jobViews(db, rows);
-  return { runs: views.map((view, i) => ({ ...view, product: rows[i]!.product })), total };
+  const runs = views.map((view, i) => ({ ...view, product: rows[i]!.product, number: rows[i]!.accountRun ?? view.id }));
+  return { runs, total };
+}
+
+/**
+ * For the payment's return page: the account's recent runs (first page) that stopped for lack of credits, or are
+ * going (a run the payment resumed is going again).
+ */
+export async function runsAfterPayment(env: Env, accountId: string) {
+  const { runs } = await accountRuns(env, accountId, 1);
+  return runs
+    .filter((run) => run.stopped_reason === "insufficient_credits" || isGoing(run.status))
+    .map((run) => ({ id: run.id, number: run.number, status: run.status, stoppedReason: run.stopped_reason }));
 }
 
 /** The upload form's one-time token: made when the page is rendered, it names that form's submission. */

@@ -5,6 +5,7 @@ import { MessagePage } from "./pages/sign-in";
 import { ANON_CSRF_COOKIE, sameOrigin, sentCsrfToken, tokensMatch } from "./security";
 import { readSession, type DashboardSession } from "./session";
 import { getCookie } from "hono/cookie";
+import { nextQuery } from "../engines/mail/return-path";
 
 export interface DashEnv {
   Bindings: Env;
@@ -50,15 +51,21 @@ export const anonymousCsrf = (): MiddlewareHandler<DashEnv> => async (c, next) =
   await next();
 };
 
+/** The page asked for, as a path with its query: where the browser lands after signing in (the front page: none). */
+const askedPath = (c: Context) => {
+  const url = new URL(c.req.url);
+  return /^\/dashboard\/?$/.test(url.pathname) ? null : `${url.pathname}${url.search}`;
+};
+
 /**
- * Signed-in pages: a live session or the sign-in page; a state change must come from this origin and carry the
- * session's CSRF token.
+ * Signed-in pages: a live session or the sign-in page (which keeps the page asked for as `next`, through the sign-in
+ * mail); a state change must come from this origin and carry the session's CSRF token.
  */
 export const signedIn = (): MiddlewareHandler<DashEnv> => async (c, next) => {
   const session = await readSession(c);
   if (!session)
     return c.req.method === "GET"
-      ? c.redirect("/dashboard/sign-in", 303)
+      ? c.redirect(`/dashboard/sign-in${nextQuery(askedPath(c))}`, 303)
       : c.html(<MessagePage title="Signed out" message="Your session ended. Sign in again." />, 401);
   if (c.req.method !== "GET") {
     const limit = postLimit(c.req.path, true);

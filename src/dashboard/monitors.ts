@@ -37,7 +37,7 @@ export const monitorKeys = async (env: Env, accountId: string, product: Product)
  * JSON array where a value has parts (an address, an identifier with its type).
  */
 export function listHint(product: Product): string {
-  const sample = product.samples?.[0];
+  const sample = monitorShape(product).example ?? product.samples?.[0];
   if (sample === undefined) return "one per line, or a JSON array of objects for values with parts";
   return typeof sample === "object"
     ? `a JSON array of objects, e.g. [${JSON.stringify(sample)}]`

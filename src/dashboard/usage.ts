@@ -88,3 +88,7 @@ export const ledgerPage = (env: Env, accountId: string, page: number): Promise<{
  */
 export const requestRecord = (env: Env, ask: RecordAsk): Promise<RequestRecord | undefined> =>
   readRequestRecord(env, ask);
+
+/** The ledger's rows written under one request or operation id (a purchase, a bulk chunk, a monitor run). */
+export const ledgerMovements = (env: Env, accountId: string, requestId: string): Promise<LedgerRow[]> =>
+  creditsStub(env, accountId).movements(requestId);

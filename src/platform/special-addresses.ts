@@ -38,10 +38,12 @@ interface Block {
   cidr: Cidr;
 }
 
-/** Parsed once; the mapped block is rule 1, never matched as a block. */
-const BLOCKS: Block[] = SPECIAL_RANGES.filter((range) => !range.maps_ipv4)
-  .map((range) => ({ range, cidr: parseCidr(range.cidr)! }))
-  .sort((a, b) => b.cidr.bits - a.cidr.bits);
+/** Parsed once, on first use rather than at startup; the mapped block is rule 1, never matched as a block. */
+let blocks: Block[] | undefined;
+const specialBlocks = () =>
+  (blocks ??= SPECIAL_RANGES.filter((range) => !range.maps_ipv4)
+    .map((range) => ({ range, cidr: parseCidr(range.cidr)! }))
+    .sort((a, b) => b.cidr.bits - a.cidr.bits));
 
 export interface Classification {
   /** Not a globally reachable unicast address. */
@@ -69,7 +71,7 @@ function embeddedCidr(block: Block, bit: number, inner: Cidr): string {
 
 /** Classifies a parsed address by the rules above. */
 export function classifyAddress(ip: IpAddress): Classification {
-  const block = BLOCKS.find((b) => cidrContains(b.cidr, ip));
+  const block = specialBlocks().find((b) => cidrContains(b.cidr, ip));
   if (!block) return PUBLIC;
   const { range } = block;
   for (const rule of range.embeds_ipv4 ?? []) {

@@ -3,6 +3,9 @@ import { forgetAccountKeys } from "../auth/key-lookup";
 import { confirmAccountEmail, type Confirmation } from "../engines/mail/account-confirmation";
 import { unsubscribeByMessage } from "../engines/mail/unsubscribe";
 import { confirmationPage } from "../dashboard/pages/mail-confirmation";
+import { anonymousCsrfToken } from "../dashboard/security";
+import { readSession } from "../dashboard/session";
+import { issueSignInToken } from "../engines/mail/sign-in";
 import type { AppEnv } from "../types";
 import { page, preferencesPage } from "./mail-preferences";
 
@@ -21,7 +24,16 @@ export const mailLinkRoutes = new Hono<AppEnv>()
     const result: Confirmation = TOKEN.test(token) ? await confirmAccountEmail(c.env, token) : { status: "unknown" };
     // The account's keys were remembered as unconfirmed in this isolate: they work at once.
     if (result.status === "confirmed") forgetAccountKeys(result.accountId);
-    const { status, page: body } = confirmationPage(result.status);
+    // Confirming is proof of the address, as a sign-in link is: the page's button signs this browser in (a POST, as
+    // the sign-in link's page does, so a mail scanner that fetches the link signs nobody in).
+    const signIn =
+      result.status === "confirmed" && !(await readSession(c))
+        ? {
+            action: `/dashboard/sign-in/link/${await issueSignInToken(c.env, result.accountId, result.email)}`,
+            csrf: anonymousCsrfToken(c),
+          }
+        : null;
+    const { status, page: body } = confirmationPage(result.status, signIn);
     return c.html(body, status, { "Cache-Control": "no-store" });
   })
   // The link a person follows from the message opens the recipient's preferences page (src/routes/mail-preferences.ts).

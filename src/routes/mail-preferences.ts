@@ -28,10 +28,12 @@ import type { AppEnv } from "../types";
 const COOKIE = "mail_prefs_csrf";
 const ID = /^msg_[0-9A-Za-z]{1,64}$/;
 
+/** A page with the dashboard's look (its stylesheet, the narrow column of its signed-out pages). */
 export const page = (title: string, body: string) =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" ` +
-  `content="width=device-width"><title>${escapeHtml(title)}</title></head>` +
-  `<body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
+  `content="width=device-width, initial-scale=1"><title>${escapeHtml(title)} · Verification API</title>` +
+  `<link rel="stylesheet" href="/dashboard/assets/app.css"><link rel="icon" href="data:,"></head>` +
+  `<body><main class="narrow"><h1>${escapeHtml(title)}</h1><section>${body}</section></main></body></html>`;
 
 function form(id: string, prefs: Preferences, token: string, saved: boolean): string {
   const boxes = (Object.entries(OPTIONAL_KINDS) as [OptionalKind, string][])

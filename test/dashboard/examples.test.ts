@@ -25,6 +25,10 @@ describe("dashboard: sandbox and test values", () => {
         expect(html).toContain(`data-copy="${spelled}"`);
       }
     }
+    // Each value with what it answers: the product's own canned answer, its verdict field and reason.
+    expect(html).toMatch(/deliverable@service\.test<\/code><\/td><td class="answer">deliverable: deliverable<\/td>/);
+    expect(html).toMatch(/undeliverable@service\.test<\/code><\/td><td class="answer">deliverable: undeliverable \(/);
+    expect(html).toContain('<table class="copy-table">');
     const key = await createSecretKey(browser, { scopes: ["email", "phone"] });
     const email = await apiCall(key, "/email", "POST", { email: listed[0]!.samples![0] });
     const phone = await apiCall(key, "/phone", "POST", { phone: listed[1]!.samples![0] });

@@ -72,7 +72,12 @@ describe("dashboard: monitors", () => {
       webhook_remove: "on",
       alert_emails: "off",
     });
-    expect(saved.status).toBe(200);
+    // Redirect after the post (no new secret to show): the address bar is the monitors page, with the notice.
+    expect([saved.status, saved.headers.get("Location")]).toEqual([
+      303,
+      `/dashboard/monitors?saved=${id}#monitor-email-${id}`,
+    ]);
+    expect(await (await browser.fetch(`/dashboard/monitors?saved=${id}`)).text()).toContain(`Monitor ${id} saved.`);
     const { monitor } = (await apiCall(key, `/email/monitors/${id}`)).body.data as { monitor: Record<string, unknown> };
     expect(monitor).toMatchObject({
       name: "Signups",
@@ -93,13 +98,17 @@ describe("dashboard: monitors", () => {
     });
     const id = ((await apiCall(key, "/email/monitors")).body.data as { monitors: { id: number }[] }).monitors[0]!.id;
     const ran = await browser.submit("/dashboard/monitors", `/dashboard/monitors/email/${id}/run`);
-    expect(ran.status).toBe(200);
-    const html = await ran.text();
-    expect(html).toContain(`Run of email monitor ${id}`);
+    // Redirect after the post: to the run's own page, which a reload does not run again.
+    expect(ran.status).toBe(303);
+    const runPage = ran.headers.get("Location")!;
+    expect(runPage).toMatch(new RegExp(`^/dashboard/monitors/runs/${id}/\\d{13}$`));
+    const html = await (await browser.fetch(runPage)).text();
+    expect(html).toContain(`email monitor ${id} · Signups, run at`);
     expect(html).toContain(
-      "checked 2, deliverable 1, risky 0, undeliverable 1, changed 0, new_baselines 2, credits_used 0, " +
-        "stopped_reason -",
+      "Checked 2 entries: 1 deliverable, 0 risky, 1 undeliverable. Nothing changed against the baselines. " +
+        "2 first baselines recorded. No credits used.",
     );
+    expect(html).toMatch(/<time datetime="\d{4}-\d\d-\d\dT[\d:.]+Z" data-local="">/);
     const { monitor } = (await apiCall(key, `/email/monitors/${id}`)).body.data as { monitor: Record<string, unknown> };
     expect(monitor.last_summary).toEqual({
       checked: 2,
@@ -111,9 +120,12 @@ describe("dashboard: monitors", () => {
       credits_used: 0,
       stopped_reason: null,
     });
-    const second = await (await browser.submit("/dashboard/monitors", `/dashboard/monitors/email/${id}/run`)).text();
+    await browser.submit("/dashboard/monitors", `/dashboard/monitors/email/${id}/run`);
+    const second = await (await browser.fetch("/dashboard/monitors")).text();
     expect(second).toContain("Last runs (2)");
-    expect(second).toContain("checked 2, deliverable 1, risky 0, undeliverable 1, changed 0, new_baselines 0");
+    expect(second).toContain(
+      "Checked 2 entries: 1 deliverable, 0 risky, 1 undeliverable. Nothing changed against the baselines. No credits",
+    );
 
     // A run's changes are kept with it (the engine's own record of a run, as a scheduled run writes it).
     const change = {
@@ -136,7 +148,8 @@ describe("dashboard: monitors", () => {
       '<td>deliverable@service.test</td><td>recheck</td><td>deliverable</td><td>"deliverable"</td><td>"risky"</td>',
     );
 
-    expect((await browser.submit("/dashboard/monitors", `/dashboard/monitors/email/${id}/delete`)).status).toBe(200);
+    const deleted = await browser.submit("/dashboard/monitors", `/dashboard/monitors/email/${id}/delete`);
+    expect([deleted.status, deleted.headers.get("Location")]).toEqual([303, `/dashboard/monitors?deleted=${id}`]);
     expect(await recentRuns(env, id)).toEqual([]);
     const gone = await apiCall(key, `/email/monitors/${id}`);
     expect([gone.status, gone.body.error?.code]).toEqual([404, "NOT_FOUND"]);
@@ -186,7 +199,7 @@ describe("dashboard: monitors", () => {
       await (await member.fetch("/dashboard/monitors")).text(),
     )![1]!;
     const made = await member.submit("/dashboard/monitors", "/dashboard/monitors/email", { key_id: keyId, ...NEW });
-    expect(made.status).toBe(200);
+    expect(made.status).toBe(200); // a webhook URL: its new signing secret is shown on this answer
     expect(((await apiCall(key, "/email/monitors")).body.data as { monitors: unknown[] }).monitors).toHaveLength(1);
     expect(await (await owner.browser.fetch("/dashboard/monitors")).text()).toContain("· Signups");
   });
@@ -211,6 +224,47 @@ describe("dashboard: the monitors page a person can use", () => {
     expect(phone).toContain("A phone monitor needs a live secret key with this product's scope");
   });
 
+  it("every family's form shows an example entry (email domains and entity too)", async () => {
+    const { browser } = await signedUpOwner("mon-examples");
+    await createSecretKey(browser, { scopes: ["email", "phone", "ip", "address", "entity", "account"] });
+    const hints: Record<string, string> = {
+      email: "e.g. deliverable@service.test",
+      email_domain: "one per line, e.g. acme.example",
+      entity: 'e.g. [{"identifier":"09900001","type":"company_number","country":"GB"}]',
+      phone: "e.g. ",
+      ip: "one per line, e.g. ",
+      address: "a JSON array of objects, e.g. [{",
+    };
+    for (const [family, hint] of Object.entries(hints)) {
+      const page = htmlText(await (await browser.fetch(`/dashboard/monitors?new=${family}`)).text());
+      expect(page, family).toContain(hint);
+      expect(page, family).not.toContain("one per line, or a JSON array of objects for values with parts");
+    }
+  });
+
+  it("Run now can refresh: a repeat within 7 days is answered free, a refreshed run looks it up and pays", async () => {
+    const { browser, keyId } = await ownerWithKey("mon-refresh");
+    const entry = `refresh-${Date.now()}@catchall.example`;
+    const made = await browser.submit("/dashboard/monitors", "/dashboard/monitors/email", {
+      key_id: keyId,
+      name: "Refresh",
+      entries: entry,
+      cadence: "weekly",
+    });
+    expect(made.status).toBe(303);
+    const id = Number(/created=(\d+)/.exec(made.headers.get("Location")!)![1]);
+    const runNow = async (form: Record<string, string>) => {
+      const ran = await browser.submit("/dashboard/monitors", `/dashboard/monitors/email/${id}/run`, form);
+      expect(ran.status).toBe(303);
+      return htmlText(await (await browser.fetch(ran.headers.get("Location")!)).text());
+    };
+    expect(await runNow({})).toContain("1 credit used.");
+    expect(await runNow({})).toContain("No credits used.");
+    const page = htmlText(await (await browser.fetch("/dashboard/monitors")).text());
+    expect(page).toMatch(/<input type="checkbox" name="refresh" value="on"\s*\/?> refresh/);
+    expect(await runNow({ refresh: "on" })).toContain("1 credit used.");
+  });
+
   it("shows yes/no options as toggles: checked sets true on create, unchecked sets false on edit", async () => {
     const { browser } = await signedUpOwner("mon-toggle");
     const key = await createSecretKey(browser, { scopes: ["phone", "account"] });
@@ -224,7 +278,7 @@ describe("dashboard: the monitors page a person can use", () => {
       cadence: "weekly",
       network: "true",
     });
-    expect(made.status).toBe(200);
+    expect(made.status).toBe(303);
     const listed = await apiCall(key, "/phone/monitors");
     const [monitor] = (listed.body.data as { monitors: { id: number; network: boolean }[] }).monitors;
     expect(monitor!.network).toBe(true);

@@ -115,7 +115,10 @@ describe("dashboard: members", () => {
       const refused = await accountCall(key);
       expect([refused.status, refused.body.error.code]).toEqual([403, "KEY_ACCOUNT_MISMATCH"]);
       const after = await member.fetch("/dashboard/keys");
-      expect([after.status, after.headers.get("Location")]).toEqual([303, "/dashboard/sign-in"]);
+      expect([after.status, after.headers.get("Location")]).toEqual([
+        303,
+        "/dashboard/sign-in?next=%2Fdashboard%2Fkeys",
+      ]);
     },
   );
 
@@ -149,6 +152,8 @@ describe("dashboard: signing out", () => {
     const everywhere = await first.browser.submit("/dashboard/account", "/dashboard/sign-out-everywhere");
     expect(everywhere.status).toBe(303);
     for (const browser of [first.browser, second])
-      expect((await browser.fetch("/dashboard/keys")).headers.get("Location")).toBe("/dashboard/sign-in");
+      expect((await browser.fetch("/dashboard/keys")).headers.get("Location")).toBe(
+        "/dashboard/sign-in?next=%2Fdashboard%2Fkeys",
+      );
   });
 });

@@ -69,7 +69,8 @@ describe("dashboard: the usage page", () => {
     expect(ledger).toMatch(
       new RegExp(
         `<td>charge</td><td>email</td><td class="num">-1</td><td class="num">0</td><td class="num">99</td>` +
-          `<td><a href="/dashboard/usage\\?request=${requestId}#request"><code>${requestId}</code>`,
+          `<td><a href="/dashboard/usage\\?request=${requestId}#request" data-made-by="request">` +
+          `<code>${requestId}</code>`,
       ),
     );
     expect(html).toContain("Page 1 of 1 (2 entries)");
@@ -125,8 +126,11 @@ describe("dashboard: the usage page", () => {
     }
   });
 
-  it("needs a session", async () => {
-    const response = await new Browser().fetch("/dashboard/usage");
-    expect([response.status, response.headers.get("Location")]).toEqual([303, "/dashboard/sign-in"]);
+  it("needs a session: the sign-in page, which keeps the page asked for", async () => {
+    const response = await new Browser().fetch("/dashboard/usage?page=2");
+    expect([response.status, response.headers.get("Location")]).toEqual([
+      303,
+      "/dashboard/sign-in?next=%2Fdashboard%2Fusage%3Fpage%3D2",
+    ]);
   });
 });

@@ -645,18 +645,24 @@ describe("migration 0004_shared_engines keeps every row", () => {
 
   it(
     "bulk_jobs loses webhook_status, webhook_detail and webhook_body but keeps its rows and other columns; 0027 " +
-      "marks a run finished before it as mailed",
+      "marks a run finished before it as mailed; 0031 numbers each account's runs in the order they were made",
     async () => {
       const oldColumns = Object.keys(OLD.bulk_jobs[0]);
       const dropped: string[] = ["webhook_status", "webhook_detail", "webhook_body"];
       expect(await columns("bulk_jobs")).toEqual([
         ...oldColumns.filter((c) => !dropped.includes(c)),
         "finished_mail_at",
+        "suppressed_added",
+        "account_run",
       ]);
       // Its finish was handled by the code of its day: the recovery sweep must not mail it again.
+      const runNumber = (row: Record<string, unknown>) =>
+        OLD.bulk_jobs.filter((r) => r.account_id === row.account_id && Number(r.id) <= Number(row.id)).length;
       const migrated = (row: Record<string, unknown>) => ({
         ...Object.fromEntries(Object.entries(row).filter(([c]) => !dropped.includes(c))),
         finished_mail_at: row.finished_at,
+        suppressed_added: 0,
+        account_run: runNumber(row),
       });
       expect(await all("SELECT * FROM bulk_jobs ORDER BY id")).toEqual(OLD.bulk_jobs.map(migrated));
     },

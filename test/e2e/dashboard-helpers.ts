@@ -38,7 +38,7 @@ interface Mail {
 /**
  * The newest message to `to` whose text holds a link matching `pattern` (the operator's `GET /admin/v1/mail`, where the
  * local stack records every message), as a path on this stack: the link's own origin is MAIL_BASE_URL, which names the
- * default dev port rather than the port this run's Worker took.
+ * default dev port rather than the port this run's Worker took. The query (a sign-in link's `next`) is kept.
  */
 export async function mailedLink(to: string, pattern: RegExp): Promise<string> {
   const link = await vi.waitFor(
@@ -50,7 +50,14 @@ export async function mailedLink(to: string, pattern: RegExp): Promise<string> {
     },
     { timeout: 15_000, interval: 200 },
   );
-  return new URL(link).pathname;
+  const url = new URL(link);
+  return `${url.pathname}${url.search}`;
+}
+
+/** A CSV of `rows` addresses the stand-in mail server accepts for any mailbox (`catchall.example`): each is paid. */
+export function paidAddressCsv(rows: number, label: string) {
+  const lines = Array.from({ length: rows }, (_, i) => `${label}-${i}@catchall.example`);
+  return `email\n${lines.join("\n")}\n`;
 }
 
 /** A CSV of `rows` test addresses (docs/test-addresses.md: fixed answers, free), under an `email` header. */

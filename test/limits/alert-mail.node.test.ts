@@ -1,8 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { ALERT_LIST_BYTES, alertBodies } from "../../src/engines/monitors/alert-mail";
 import type { EntryChanges, RunSummary } from "../../src/engines/monitors/run-summary";
-import { composeMime } from "../../src/engines/mail/compose";
+import { mimeComposer } from "../../src/engines/mail/compose";
 import { MAX_SUBMIT_BYTES } from "../../workers/smtp-sidecar/submit.mjs";
+
+// mimetext loads on first use (src/engines/mail/compose.ts).
+const composeMime = await mimeComposer();
 
 /** A run of `n` entries that each changed two fields, as a 1,000-entry phone or IP monitor can report. */
 const run = (n: number) => {

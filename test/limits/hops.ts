@@ -8,7 +8,7 @@
 import type { z } from "zod";
 import { alertBodies } from "../../src/engines/monitors/alert-mail";
 import { CHUNK_ENTRIES } from "../../src/engines/bulk/jobs";
-import { composeMime } from "../../src/engines/mail/compose";
+import { mimeComposer } from "../../src/engines/mail/compose";
 import { monitorRequest } from "../../src/engines/monitors/request";
 import { BASELINES_PER_STATEMENT } from "../../src/engines/monitors/store";
 import type { Product } from "../../src/engines/product";
@@ -24,6 +24,9 @@ import { MAX_DELIVER_BODY_BYTES, MAX_DELIVER_REQUEST_BYTES } from "../../workers
 import { LIMITS as PROBE_LIMITS } from "../../workers/smtp-sidecar/request-schema.mjs";
 import { MAX_SUBMIT_BYTES, MAX_SUBMIT_REQUEST_BYTES } from "../../workers/smtp-sidecar/submit.mjs";
 import { listField, maxItems, plainBytes } from "./plain-bytes";
+
+// mimetext loads on first use (src/engines/mail/compose.ts).
+const composeMime = await mimeComposer();
 
 export interface Hop {
   name: string;

@@ -139,8 +139,7 @@ async function sendRecipients(session, queue, { answers, pacer, ip, options }) {
     queue.shift();
     answers.set(recipient, answer);
     inTransaction += 1;
-    // fail2ban's filter counts refusals of recipients and of the client, not greylisting.
-    if (reply.code >= 400 && answer.outcome !== "greylisted") pacer.noteRefusal(ip);
+    if (countsForFail2ban(reply.code) && answer.outcome !== "greylisted") pacer.noteRefusal(ip);
     if (answer.outcome === "blocked") {
       pacer.block(ip, answer);
       return answer;
@@ -148,6 +147,13 @@ async function sendRecipients(session, queue, { answers, pacer, ip, options }) {
   }
   return null;
 }
+
+/**
+ * Whether fail2ban's stock postfix filter can match a refusal with this code: its pattern takes `[45][50][04]` (400,
+ * 404, 450, 454, 500, 504, 550, 554), so a full mailbox's 552 or 452 costs nothing there and is not paced; greylisting
+ * (a 450 whose text the filter does not match) is left out by its outcome.
+ */
+const countsForFail2ban = (code) => /^[45][50][04]$/.test(String(code));
 
 /** Recipients held back: asking them now would reach the address's refusal count; says when it has room again. */
 function deferred(pacer, ip) {

@@ -1,4 +1,5 @@
 import type Stripe from "stripe";
+import { resumeWhenCreditsArrive } from "../../engines/bulk/actions";
 import { database } from "../../db/client";
 import {
   customerOf,
@@ -170,6 +171,9 @@ async function apply(env: Env, event: Stripe.Event): Promise<[string | null, str
   }
 }
 
+/** Outcomes that leave the account with more credits. */
+const CREDITED = new Set(["pack_credited", "plan_started", "renewed"]);
+
 /**
  * Applies a verified event once. A redelivered event finds its record and does nothing; events racing each other
  * (the same one twice, or two announcing one payment) reach the account's object, which credits once per Checkout
@@ -187,5 +191,7 @@ export async function handleStripeWebhook(
   if (await stripeEventSeen(db, event.id)) return { status: 200, outcome: "duplicate" };
   const [accountId, outcome] = await apply(env, event);
   await recordStripeEvent(db, { id: event.id, type: event.type, accountId, outcome, createdAt: Date.now() });
+  // Runs that stopped for lack of credits go on by themselves once credits arrive (docs/dashboard.md, "Bulk runs").
+  if (accountId && CREDITED.has(outcome)) await resumeWhenCreditsArrive(env, accountId);
   return { status: 200, outcome };
 }

@@ -13,9 +13,52 @@ export interface AccountPageProps {
   prices: Partial<Record<Item, PriceInMoney>>;
   passkeys: { id: string; name: string; createdAt: number }[];
   notice?: string;
+  /** On the payment's return page: the account's bulk runs that stopped for credits, or are going again. */
+  runs?: RunAfterPayment[];
 }
 
-export function AccountPage({ session, account, balance, onSale, prices, passkeys, notice }: AccountPageProps) {
+/** A bulk run as the payment's return page shows it. */
+export interface RunAfterPayment {
+  id: number;
+  number: number;
+  status: string;
+  stoppedReason: string | null;
+}
+
+/**
+ * The payment's return page: runs that stopped for lack of credits go on by themselves once the payment is confirmed
+ * (they show as processing); one that has not yet can be resumed here in one click.
+ */
+function RunsAfterPayment({ runs, csrf }: { runs: RunAfterPayment[]; csrf: string }) {
+  return (
+    <section id="runs-after-payment">
+      <h2>Bulk runs</h2>
+      <ul>
+        {runs.map((run) => (
+          <li data-run={String(run.id)}>
+            <a href={`/dashboard/bulk/runs/${run.id}`}>{`Run #${run.number}`}</a>
+            {run.stoppedReason ? (
+              <>
+                {" stopped for lack of credits. "}
+                <form method="post" action={`/dashboard/bulk/runs/${run.id}/resume`} class="inline">
+                  <Csrf token={csrf} />
+                  <button class="quiet" type="submit">
+                    Resume it now
+                  </button>
+                </form>
+              </>
+            ) : (
+              ` is ${run.status}.`
+            )}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+export function AccountPage(props: AccountPageProps) {
+  const { session, account, balance, onSale, prices, passkeys, notice, runs } = props;
   const csrf = session.csrfToken;
   const label = (item: Item) => {
     const name =
@@ -46,7 +89,8 @@ export function AccountPage({ session, account, balance, onSale, prices, passkey
           </form>
         )}
       </section>
-      <section>
+      {runs?.length ? <RunsAfterPayment runs={runs} csrf={csrf} /> : null}
+      <section id="credits">
         <h2>Credits</h2>
         <p id="balance">
           {`Plan ${balance.plan} (${balance.planStatus}): ${balance.planCredits} plan credits, ` +

@@ -7,6 +7,10 @@ export interface RunPageProps {
   session: DashboardSession;
   product: string;
   job: JobView;
+  /** The run's number within the account (#1 for its first run). */
+  number: number;
+  /** Values the run's answers put on the account's suppression list. */
+  suppressedAdded: number;
   /** The product's counters (email: deliverable, risky, undeliverable). */
   counters: readonly string[];
   hasWebhook: boolean;
@@ -46,17 +50,57 @@ function Action({ jobId, action, label, csrf, open }: ActionProps) {
  * allows it (`data-action`: the script shows and hides them by the same rule as the state changes). The ids are a
  * contract of the e2e test.
  */
-export function RunPage({ session, product, job, counters, hasWebhook, notice }: RunPageProps) {
+/**
+ * Why a run stopped early and what to do: out of credits, a Buy link (an owner buys; the run goes on by itself when
+ * the credits arrive); a key's daily cap, Resume after midnight UTC. Both rendered, the script shows the one that
+ * applies.
+ */
+function StopNotice({ reason, owner }: { reason: string | null; owner: boolean }) {
+  return (
+    <>
+      <p
+        id="run-stop-credits"
+        class="notice warn"
+        data-stop="insufficient_credits"
+        hidden={reason !== "insufficient_credits"}
+      >
+        {"Stopped: the account ran out of credits. "}
+        {owner ? <a href="/dashboard/account#credits">Buy credits</a> : "An owner of the account can buy credits"}
+        {"; the run goes on by itself where it stopped as soon as they arrive (or press Resume)."}
+      </p>
+      <p id="run-stop-cap" class="notice warn" data-stop="key_spend_cap" hidden={reason !== "key_spend_cap"}>
+        Stopped: the key that pays for this run reached its daily credit cap. Resume after 00:00 UTC, or raise the key's
+        cap on the <a href="/dashboard/keys">keys page</a> and resume.
+      </p>
+    </>
+  );
+}
+
+/** What the run put on the account's suppression list, and why: nothing is suppressed without the run saying so. */
+function Suppressed({ product, count }: { product: string; count: number }) {
+  return (
+    <p id="run-suppressed" class="muted" hidden={count === 0}>
+      <span id="run-suppressed-count">{String(count)}</span>
+      {` of this run's answers put their ${product} value on the account's suppression list (an undeliverable ` +
+        "verdict does, by the API's rules): later batch and bulk runs answer them from the list, free. "}
+      <a href={`/dashboard/suppressions?product=${product}`}>See or remove them</a>.
+    </p>
+  );
+}
+
+export function RunPage(props: RunPageProps) {
+  const { session, product, job, number, suppressedAdded, counters, hasWebhook, notice } = props;
   const going = isGoing(job.status);
   const open = openActions(job);
   const csrf = session.csrfToken;
   const counts = job as unknown as Record<string, unknown>;
   return (
-    <Layout title={`Bulk run #${job.id}`} session={session} path="/dashboard/bulk" script="/dashboard/assets/bulk.js">
+    <Layout title={`Bulk run #${number}`} session={session} path="/dashboard/bulk" script="/dashboard/assets/bulk.js">
       <section
         id="run"
         data-progress-url={`/dashboard/bulk/runs/${job.id}/progress`}
         data-going={going ? "true" : "false"}
+        data-stopped={job.stopped_reason ?? ""}
       >
         <p>
           {`${product} · status `}
@@ -98,6 +142,8 @@ export function RunPage({ session, product, job, counters, hasWebhook, notice }:
             </tr>
           </tbody>
         </table>
+        <StopNotice reason={job.stopped_reason} owner={session.role === "owner"} />
+        <Suppressed product={product} count={suppressedAdded} />
         {notice ? (
           <p id="run-notice" class={notice.warn ? "notice warn" : "notice"}>
             {notice.text}

@@ -87,7 +87,7 @@ export function BulkPage({ session, products, keys, listing, page, uploadToken, 
               {listing.runs.map((run) => (
                 <tr>
                   <td>
-                    <a href={`/dashboard/bulk/runs/${run.id}`}>{`#${run.id}`}</a>
+                    <a href={`/dashboard/bulk/runs/${run.id}`}>{`#${run.number}`}</a>
                   </td>
                   <td>{run.product}</td>
                   <td>{run.stopped_reason ? `${run.status} (${run.stopped_reason})` : run.status}</td>

@@ -1,11 +1,11 @@
 import type { DashboardSession } from "../session";
 import { Layout } from "./layout";
 
-/** One product's examples: the single lookup's path and body field, and its declared samples. */
+/** One product's examples: the single lookup's path, and its declared samples with what each answers. */
 export interface ExampleSection {
   product: string;
   path: string | null;
-  samples: unknown[];
+  samples: { value: unknown; answer: string | null }[];
 }
 
 /** A value as a request body carries it: a string as is, anything with parts as JSON. */
@@ -40,7 +40,7 @@ export function ExamplesPage({
           These values always give the same documented answers, free, with any secret key of the account, and are the
           only values the public sandbox key answers (when the operator has the sandbox on):
         </p>
-        <p>
+        <p class="run-now">
           <code id="sandbox-key">{sandboxKey}</code> <Copy text={sandboxKey} />
         </p>
       </section>
@@ -48,13 +48,21 @@ export function ExamplesPage({
         <section id={`examples-${s.product}`}>
           <h2>{s.product}</h2>
           {s.path ? <p class="muted">{`POST /api/v1${s.path}`}</p> : null}
-          <table>
+          <table class="copy-table">
+            <thead>
+              <tr>
+                <th>Value</th>
+                <th>Answers</th>
+                <th />
+              </tr>
+            </thead>
             <tbody>
-              {s.samples.map((value) => (
+              {s.samples.map(({ value, answer }) => (
                 <tr>
                   <td>
                     <code class="sample">{spelled(value)}</code>
                   </td>
+                  <td class="answer">{answer ?? ""}</td>
                   <td>
                     <Copy text={spelled(value)} />
                   </td>

@@ -15,14 +15,17 @@ export const NAV: { path: string; label: string; ownerOnly?: boolean }[] = [
   { path: "/dashboard/policies", label: "Policies" },
   { path: "/dashboard/suppressions", label: "Suppressions" },
   { path: "/dashboard/members", label: "Members" },
-  { path: "/dashboard/account", label: "Account and billing" },
+  { path: "/dashboard/account", label: "Account" },
 ];
 
 export const STYLES = `
 *{box-sizing:border-box}body{margin:0;font:15px/1.5 system-ui,sans-serif;color:#1d2330;background:#f6f7f9}
-header{display:flex;gap:1.5rem;align-items:center;padding:.75rem 1.5rem;background:#1d2330;color:#fff}
-header a{color:#cfd6e4;text-decoration:none;margin-right:1rem}header a[aria-current=page]{color:#fff;font-weight:600}
-header form{margin-left:auto}main{max-width:60rem;margin:1.5rem auto;padding:0 1.5rem}
+header{display:flex;gap:1rem;align-items:center;padding:.75rem 1.25rem;background:#1d2330;color:#fff}
+header>strong{white-space:nowrap}header nav{display:flex;flex-wrap:wrap;gap:.25rem .8rem;flex:1 0 auto}
+header a{color:#cfd6e4;text-decoration:none;white-space:nowrap}header a[aria-current=page]{color:#fff;font-weight:600}
+header form{margin-left:auto;display:flex;gap:.5rem;align-items:center;white-space:nowrap}
+header form .muted{color:#9aa3b5;font-size:13px;max-width:11rem;overflow:hidden;text-overflow:ellipsis}
+main{max-width:60rem;margin:1.5rem auto;padding:0 1.5rem}
 section{background:#fff;border:1px solid #dde1e8;border-radius:6px;padding:1rem 1.25rem;margin-bottom:1.25rem}
 table{border-collapse:collapse;width:100%}
 td,th{text-align:left;padding:.35rem .5rem;border-bottom:1px solid #eceff3;vertical-align:top}
@@ -41,6 +44,9 @@ button.quiet{background:#fff;color:#2f5bd3}
 .warn{background:#fff4e5;border-color:#f3c98b}[hidden]{display:none!important}
 .chart{min-height:220px;margin:.5rem 0}.pager a{margin-right:1rem}.num{text-align:right}
 .inline{display:inline}progress{width:100%;height:1.2rem}.muted{color:#5d6678}.narrow{max-width:26rem;margin:4rem auto}
+.run-now{display:inline-flex;gap:.4rem;align-items:center;margin:0 0 .3rem}
+label.check{display:inline;margin:0;font-weight:400;font-size:13px;white-space:nowrap}
+.copy-table td{vertical-align:middle}.copy-table td:last-child{width:1%;white-space:nowrap;text-align:right}
 .picker{display:flex;flex-wrap:wrap;gap:.4rem;margin:.25rem 0 .75rem}
 .picker a{padding:.3rem .8rem;border:1px solid #c7d5fb;border-radius:999px;text-decoration:none;color:#2f5bd3}
 .picker a[aria-current=page]{background:#2f5bd3;color:#fff;border-color:#2f5bd3}
@@ -95,7 +101,9 @@ export function Layout({
         </nav>
         <form method="post" action="/dashboard/sign-out">
           <Csrf token={session.csrfToken} />
-          <span class="muted">{session.email} </span>
+          <span class="muted" title={session.email}>
+            {session.email}
+          </span>
           <button class="quiet" type="submit">
             Sign out
           </button>
@@ -105,6 +113,7 @@ export function Layout({
         <h1>{title}</h1>
         {children}
       </main>
+      <script src="/dashboard/assets/local-time.js" />
       {script ? <script src={script} /> : null}
     </Page>
   );

@@ -1,5 +1,5 @@
 import type { Confirmation } from "../../engines/mail/account-confirmation";
-import { Anon } from "./sign-in";
+import { Anon, FollowLinkForm } from "./sign-in";
 
 type Status = Confirmation["status"];
 
@@ -34,12 +34,22 @@ const Onward = ({ status }: { status: Status }) =>
     </p>
   );
 
-/** The page `GET /mail/confirm/{token}` answers, with its HTTP status: the dashboard's look and a link onward. */
-export function confirmationPage(status: Status) {
+/** The confirming browser's way in: a one-time sign-in link's form, landing on the keys page. */
+export interface ConfirmSignIn {
+  action: string;
+  csrf: string;
+}
+
+/**
+ * The page `GET /mail/confirm/{token}` answers, with its HTTP status: the dashboard's look and a link onward; when it
+ * confirmed the address in a browser without a session, a button that signs that browser in (one click, no mail).
+ */
+export function confirmationPage(status: Status, signIn: ConfirmSignIn | null = null) {
   const outcome = OUTCOMES[status];
   const page = (
     <Anon title={outcome.title}>
       <p class={isConfirmed(status) ? "notice" : "notice warn"}>{outcome.text}</p>
+      {signIn ? <FollowLinkForm csrf={signIn.csrf} action={signIn.action} next="/dashboard/keys" /> : null}
       <Onward status={status} />
     </Anon>
   );

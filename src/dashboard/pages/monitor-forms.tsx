@@ -113,9 +113,12 @@ export function MonitorActions({ forms, csrf, monitor }: { forms: FamilyForms; c
   const base = `/dashboard/monitors/${forms.family}/${monitor.id}`;
   return (
     <>
-      <form method="post" action={`${base}/run`} class="inline">
+      <form method="post" action={`${base}/run`} class="run-now">
         <Csrf token={csrf} />
-        <button type="submit">Run now</button>
+        <button type="submit">Run now</button>{" "}
+        <label class="check" title="Look every entry up again, billed as fresh, as the API's refresh does">
+          <input type="checkbox" name="refresh" value="on" /> refresh
+        </label>
       </form>{" "}
       <form method="post" action={`${base}/delete`} class="inline">
         <Csrf token={csrf} />

@@ -1,22 +1,15 @@
-import type { EntryChanges, RunFlags, RunSummary } from "../../engines/monitors/run";
+import type { EntryChanges } from "../../engines/monitors/run";
 import { STORED_CHANGES, type MonitorRunRow } from "../../engines/monitors/store";
 import type { MonitorView } from "../../engines/monitors/view";
 import type { DashboardSession } from "../session";
 import { FieldErrors } from "./field-errors";
+import { summarySentence } from "../run-sentence";
 import { Layout } from "./layout";
+import { LocalTime } from "./local-time";
 import { CreateForm, MonitorActions, type FamilyForms } from "./monitor-forms";
 
 export interface FamilySection extends FamilyForms {
   monitors: { monitor: MonitorView; runs: MonitorRunRow[] }[];
-}
-
-/** A run just made from this page: its summary and the entries that changed against their baselines. */
-export interface RunShown {
-  family: string;
-  monitorId: number;
-  summary: RunSummary;
-  changes: EntryChanges[];
-  flags?: RunFlags;
 }
 
 export interface MonitorsPageProps {
@@ -27,23 +20,15 @@ export interface MonitorsPageProps {
   secret?: string;
   /** A refusal: of the new monitor form (`create`) or of a monitor's edit form. */
   errors?: { family: string; on: "create" | "edit"; fields: Record<string, string[]> };
-  run?: RunShown;
   /** The family the new monitor form is for (`?new=`); the first family when none or an unknown one is asked. */
   creating?: string;
 }
-
-const summaryText = (s: Record<string, unknown> | null) =>
-  s
-    ? Object.entries(s)
-        .map(([k, v]) => `${k} ${v ?? "-"}`)
-        .join(", ")
-    : "never run";
 
 const entryCount = (m: MonitorView, listField: string) =>
   ((m as Record<string, unknown>)[listField] as unknown[]).length;
 
 /** Each changed field of each changed entry: entry, field, was, now. */
-function ChangesTable({ changes }: { changes: EntryChanges[] }) {
+export function ChangesTable({ changes }: { changes: EntryChanges[] }) {
   return (
     <table>
       <thead>
@@ -72,21 +57,6 @@ function ChangesTable({ changes }: { changes: EntryChanges[] }) {
   );
 }
 
-function RunResult({ run }: { run: RunShown }) {
-  return (
-    <section id="run-result">
-      <h2>{`Run of ${run.family} monitor ${run.monitorId}`}</h2>
-      <p class="notice">{summaryText(run.summary as unknown as Record<string, unknown>)}</p>
-      {run.changes.length ? (
-        <ChangesTable changes={run.changes} />
-      ) : (
-        <p class="muted">No entry changed against its baseline in this run.</p>
-      )}
-      {run.flags && Object.keys(run.flags).length ? <pre>{JSON.stringify(run.flags, null, 2)}</pre> : null}
-    </section>
-  );
-}
-
 /** The monitor's last runs, newest first, each with its summary and its changed entries. */
 function LastRuns({ runs }: { runs: MonitorRunRow[] }) {
   if (!runs.length) return null;
@@ -96,8 +66,10 @@ function LastRuns({ runs }: { runs: MonitorRunRow[] }) {
       {runs.map((run) => (
         <div class="run">
           <p>
-            <strong>{new Date(run.ranAt).toISOString()}</strong>{" "}
-            <span class="muted">{summaryText(run.summary as Record<string, unknown>)}</span>
+            <a href={`/dashboard/monitors/runs/${run.monitorId}/${run.ranAt}`}>
+              <LocalTime at={run.ranAt} />
+            </a>{" "}
+            <span class="muted">{summarySentence(run.summary as Record<string, unknown>)}</span>
           </p>
           {run.changedTotal ? <ChangesTable changes={run.changes as EntryChanges[]} /> : null}
           {run.changedTotal > (run.changes as unknown[]).length ? (
@@ -129,7 +101,7 @@ function Family({
               <th>Monitor</th>
               <th>Schedule</th>
               <th>Webhook and alerts</th>
-              <th>Last run (UTC)</th>
+              <th>Last run</th>
               <th></th>
             </tr>
           </thead>
@@ -141,7 +113,15 @@ function Family({
                   <br />
                   <span class="muted">{`${entryCount(m, section.listField)} entries`}</span>
                 </td>
-                <td>{`${m.cadence}; next ${m.next_run_at ?? "-"}`}</td>
+                <td>
+                  {m.cadence}
+                  {m.next_run_at ? (
+                    <>
+                      {"; next "}
+                      <LocalTime at={Date.parse(m.next_run_at)} />
+                    </>
+                  ) : null}
+                </td>
                 <td>
                   {m.webhook_url
                     ? `${m.webhook_url} (${m.webhook_events}, ${m.webhook_status ?? "no delivery"})`
@@ -149,9 +129,11 @@ function Family({
                   {`; alert emails ${m.alert_emails ? "on" : "off"}`}
                 </td>
                 <td>
-                  {m.last_run_at ?? "-"}
+                  {m.last_run_at ? <LocalTime at={Date.parse(m.last_run_at)} /> : "never"}
                   <br />
-                  <span class="muted">{summaryText(m.last_summary)}</span>
+                  <span class="muted" data-summary="">
+                    {summarySentence(m.last_summary)}
+                  </span>
                   <LastRuns runs={runs} />
                 </td>
                 <td>
@@ -209,7 +191,7 @@ function NewMonitor({
  * last run, edit (the API's PATCH rules), run now and delete; then one form to create a monitor of the product the
  * picker chose.
  */
-export function MonitorsPage({ session, families, notice, secret, errors, run, creating }: MonitorsPageProps) {
+export function MonitorsPage({ session, families, notice, secret, errors, creating }: MonitorsPageProps) {
   const chosen =
     families.find((section) => section.family === (errors?.on === "create" ? errors.family : creating)) ?? families[0]!;
   const listed = families.filter((section) => section.monitors.length);
@@ -228,7 +210,6 @@ export function MonitorsPage({ session, families, notice, secret, errors, run, c
           </p>
         </section>
       ) : null}
-      {run ? <RunResult run={run} /> : null}
       <section id="monitors-list">
         <h2>Your monitors</h2>
         {listed.length ? null : <p class="muted">No monitors yet: create one below.</p>}

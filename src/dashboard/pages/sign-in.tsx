@@ -11,13 +11,23 @@ export const Anon = ({ title, children }: { title: string; children: Child }) =>
   </Page>
 );
 
-/** The first page: sign in by emailed link or by passkey, or go to sign-up. */
-export const SignInPage = ({ csrf, notice }: { csrf: string; notice?: string }) => (
+/** The page a signed-out browser asked for, carried by a form so the sign-in link lands there. */
+const Next = ({ next }: { next?: string | null }) => (next ? <input type="hidden" name="next" value={next} /> : null);
+
+/** The first page: sign in by emailed link or by passkey, or go to sign-up. `next`: the page to land on. */
+export const SignInPage = ({ csrf, notice, next }: { csrf: string; notice?: string; next?: string | null }) => (
   <Anon title="Sign in">
     {notice ? <p class="notice">{notice}</p> : null}
+    {next ? (
+      <p class="muted" id="sign-in-next">
+        {"Sign in to continue to "}
+        <code>{next}</code>.
+      </p>
+    ) : null}
     <section>
       <form method="post" action="/dashboard/sign-in">
         <input type="hidden" name="_csrf" value={csrf} />
+        <Next next={next} />
         <label for="email">Email address</label>
         <input id="email" name="email" type="email" required autocomplete="username webauthn" />
         <p>
@@ -25,7 +35,7 @@ export const SignInPage = ({ csrf, notice }: { csrf: string; notice?: string }) 
         </p>
       </form>
       <p>
-        <button class="quiet" type="button" id="passkey-sign-in" data-csrf={csrf} hidden>
+        <button class="quiet" type="button" id="passkey-sign-in" data-csrf={csrf} data-next={next ?? undefined} hidden>
           Sign in with a passkey
         </button>
       </p>
@@ -66,13 +76,19 @@ export const CheckInboxPage = () => (
   </Anon>
 );
 
-/** A sign-in link opens this page; the POST uses it, so a mail scanner that fetches links signs nobody in. */
-export const FollowLinkPage = ({ csrf, action }: { csrf: string; action: string }) => (
+/** A sign-in link's button: the POST uses the link, so a mail scanner that fetches links signs nobody in. */
+export const FollowLinkForm = ({ csrf, action, next }: { csrf: string; action: string; next?: string | null }) => (
+  <form method="post" action={action}>
+    <input type="hidden" name="_csrf" value={csrf} />
+    <Next next={next} />
+    <button type="submit">Continue to the dashboard</button>
+  </form>
+);
+
+/** A sign-in link opens this page. */
+export const FollowLinkPage = (props: { csrf: string; action: string; next?: string | null }) => (
   <Anon title="Sign in">
-    <form method="post" action={action}>
-      <input type="hidden" name="_csrf" value={csrf} />
-      <button type="submit">Continue to the dashboard</button>
-    </form>
+    <FollowLinkForm {...props} />
   </Anon>
 );
 

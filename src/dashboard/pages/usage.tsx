@@ -2,9 +2,10 @@ import type { LedgerRow } from "../../../durable-objects/account-credits";
 import type { RequestRecord } from "../../db/request-log";
 import type { DashboardSession } from "../session";
 import { UNKNOWN_PRODUCT, type Usage } from "../usage";
+import { ledgerLink } from "../ledger-links";
 import { Layout } from "./layout";
+import { LocalTime } from "./local-time";
 
-const iso = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace("T", " ");
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const sum = (values: readonly number[]) => values.reduce((a, b) => a + b, 0);
 
@@ -86,6 +87,17 @@ function CreditsByDay({ usage }: { usage: Usage }) {
   );
 }
 
+/** The ledger row's origin, linked to its page (a request, a bulk run, a monitor run, a payment). */
+function MadeBy({ row }: { row: LedgerRow }) {
+  const link = ledgerLink(row);
+  if (!link) return null;
+  return (
+    <a href={link.href} data-made-by={link.kind}>
+      {link.kind === "request" ? <code>{link.label}</code> : link.label}
+    </a>
+  );
+}
+
 function Ledger({ ledger }: { ledger: UsagePageProps["ledger"] }) {
   const pages = Math.max(1, Math.ceil(ledger.total / ledger.perPage));
   return (
@@ -95,33 +107,29 @@ function Ledger({ ledger }: { ledger: UsagePageProps["ledger"] }) {
         <table id="ledger">
           <thead>
             <tr>
-              <th>At (UTC)</th>
+              <th>At</th>
               <th>Kind</th>
               <th>Product</th>
               <th class="num">Plan</th>
               <th class="num">Pack</th>
               <th class="num">Balance</th>
-              <th>Request</th>
+              <th>Made by</th>
               <th>Note</th>
             </tr>
           </thead>
           <tbody>
             {ledger.rows.map((row) => (
               <tr>
-                <td>{iso(row.at)}</td>
+                <td>
+                  <LocalTime at={row.at} />
+                </td>
                 <td>{row.kind}</td>
                 <td>{row.kind === "charge" ? (row.product ?? UNKNOWN_PRODUCT) : ""}</td>
                 <td class="num">{row.plan_delta}</td>
                 <td class="num">{row.pack_delta}</td>
                 <td class="num">{row.plan_after + row.pack_after}</td>
                 <td>
-                  {row.request_id ? (
-                    <a href={`/dashboard/usage?request=${encodeURIComponent(row.request_id)}#request`}>
-                      <code>{row.request_id}</code>
-                    </a>
-                  ) : (
-                    ""
-                  )}
+                  <MadeBy row={row} />
                 </td>
                 <td>{row.note ?? ""}</td>
               </tr>
@@ -194,8 +202,10 @@ function RequestLookup({ lookup }: { lookup: UsagePageProps["lookup"] }) {
               <td>{lookup.record.keyId ?? ""}</td>
             </tr>
             <tr>
-              <th>At (UTC)</th>
-              <td>{iso(lookup.record.createdAt)}</td>
+              <th>At</th>
+              <td>
+                <LocalTime at={lookup.record.createdAt} />
+              </td>
             </tr>
           </tbody>
         </table>

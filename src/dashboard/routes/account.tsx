@@ -11,6 +11,10 @@ import { isPack, isPaidPlan, type Item } from "../billing/items";
 import { pricesInMoney } from "../billing/prices";
 import { ownerOnly, type DashContext, type DashEnv } from "../context";
 import { AccountPage } from "../pages/account";
+import { PaymentPage } from "../pages/payment";
+import { MessagePage } from "../pages/sign-in";
+import { ledgerMovements } from "../usage";
+import { runsAfterPayment } from "../bulk";
 import { endSession } from "../session";
 
 const PURCHASE_NOTICES: Record<string, string> = {
@@ -25,11 +29,13 @@ async function render(c: DashContext, notice?: string, status: 200 | 422 | 502 =
   const onSale = config
     ? (Object.keys(config.prices) as Item[]).filter((item) => isPack(item) || isPaidPlan(item))
     : null;
-  const [account, snapshot, keys, prices] = await Promise.all([
+  const returned = c.req.query("purchase") === "done";
+  const [account, snapshot, keys, prices, runs] = await Promise.all([
     accountById(db, accountId),
     creditsStub(c.env, accountId).snapshot(),
     userPasskeys(db, userId),
     config && onSale && c.var.session.role === "owner" ? pricesInMoney(config, onSale) : {},
+    returned ? runsAfterPayment(c.env, accountId) : undefined,
   ]);
   return c.html(
     <AccountPage
@@ -46,6 +52,7 @@ async function render(c: DashContext, notice?: string, status: 200 | 422 | 502 =
       prices={prices}
       passkeys={keys}
       notice={notice ?? PURCHASE_NOTICES[c.req.query("purchase") ?? ""]}
+      runs={runs}
     />,
     status,
   );
@@ -54,6 +61,14 @@ async function render(c: DashContext, notice?: string, status: 200 | 422 | 502 =
 /** The account page (balance, purchases, passkeys), sign out, and sign out everywhere. */
 export const accountRoutes = new Hono<DashEnv>()
   .get("/account", (c) => render(c))
+  .get("/account/payments/:id", async (c) => {
+    const id = c.req.param("id").slice(0, 128);
+    const rows = (await ledgerMovements(c.env, c.var.session.accountId, id)).filter(
+      (row) => row.kind === "pack_credit" || row.kind === "plan_credit",
+    );
+    if (!rows.length) return c.html(<MessagePage title="Not found" message="This account has no such payment." />, 404);
+    return c.html(<PaymentPage session={c.var.session} id={id} rows={rows} />);
+  })
   .post("/account/confirmation", async (c) => {
     const account = await accountById(database(c.env), c.var.session.accountId);
     if (account && !account.emailVerified) await sendAccountConfirmation(c.env, account.id, account.email);

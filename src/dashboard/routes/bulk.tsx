@@ -71,6 +71,8 @@ const renderRun = async (
       session={c.var.session}
       product={run.product.name}
       job={await runView(c.env, run)}
+      number={run.row.accountRun ?? run.row.id}
+      suppressedAdded={run.row.suppressedAdded}
       counters={run.product.bulk!.counters}
       hasWebhook={run.row.webhookUrl !== null}
       notice={notice}
@@ -136,7 +138,8 @@ export const bulkRoutes = () =>
     })
     .get("/bulk/runs/:id/progress", async (c) => {
       const run = await runOf(c);
-      return run ? c.json({ job: await runView(c.env, run) }) : c.json({ error: "NOT_FOUND" }, 404);
+      if (!run) return c.json({ error: "NOT_FOUND" }, 404);
+      return c.json({ job: await runView(c.env, run), suppressed_added: run.row.suppressedAdded });
     })
     .get("/bulk/runs/:id/results.csv", async (c) => {
       const run = await runOf(c);

@@ -18,6 +18,9 @@ import {
   parseMonitorForm,
 } from "../monitors";
 import { MonitorsPage, type MonitorsPageProps } from "../pages/monitors";
+import { MonitorRunPage } from "../pages/monitor-run";
+import { ledgerMovements } from "../usage";
+import { accountMonitor, runAt } from "../../engines/monitors/store";
 
 type Shown = Omit<MonitorsPageProps, "session" | "families">;
 
@@ -53,12 +56,49 @@ const target = (c: DashContext): { family: string; product: Product; id: number 
   return product && Number.isSafeInteger(id) && id > 0 ? { family, product, id } : null;
 };
 
+/** What the redirect after a post says: `?created=`, `?saved=`, `?deleted=` and the monitor's id. */
+const doneNotice = (c: DashContext): string | undefined => {
+  for (const [key, word] of [
+    ["created", "created"],
+    ["saved", "saved"],
+    ["deleted", "deleted"],
+  ] as const) {
+    const id = Number(c.req.query(key));
+    if (Number.isSafeInteger(id) && id > 0) return `Monitor ${id} ${word}.`;
+  }
+  return undefined;
+};
+
 /**
  * Monitors: one section per family; every change goes through the engine functions the API's routes call
  * (src/engines/monitors/request.ts), so the PATCH rules and their refusals are the API's. Owners and members alike.
+ * A successful post redirects (303): to the run's page, or to the monitors page with a notice.
  */
 export const monitorRoutes = new Hono<DashEnv>()
-  .get("/monitors", (c) => render(c))
+  .get("/monitors", (c) => render(c, { notice: doneNotice(c) }))
+  .get("/monitors/runs/:monitorId/:ranAt", async (c) => {
+    const [monitorId, ranAt] = [Number(c.req.param("monitorId")), Number(c.req.param("ranAt"))];
+    if (!Number.isSafeInteger(monitorId) || !Number.isSafeInteger(ranAt)) return notFound(c);
+    const { accountId } = c.var.session;
+    const [row, run, charges] = await Promise.all([
+      accountMonitor(c.env, accountId, monitorId),
+      runAt(c.env, monitorId, ranAt),
+      ledgerMovements(c.env, accountId, `monitor:${monitorId}:${ranAt}`),
+    ]);
+    // The page exists while the account's monitor keeps the run, or while the account's ledger holds its charge.
+    if (!(row && run) && !charges.length) return notFound(c);
+    const monitor = row ? { row, family: row.product } : undefined;
+    return c.html(
+      <MonitorRunPage
+        session={c.var.session}
+        monitorId={monitorId}
+        ranAt={ranAt}
+        monitor={monitor}
+        run={row ? run : undefined}
+        charges={charges}
+      />,
+    );
+  })
   .post("/monitors/:family", async (c) => {
     const family = c.req.param("family");
     const product = familyProduct(family);
@@ -75,7 +115,9 @@ export const monitorRoutes = new Hono<DashEnv>()
     const made = await createFromRequest(c.env, product, { accountId, keyId }, parsed.body);
     if ("errors" in made) return refused(c, family, "create", made.errors);
     if ("refusal" in made) return render(c, { notice: made.refusal.message }, 409);
-    return render(c, { notice: `Monitor ${made.row.id} created.`, secret: made.secret ?? undefined });
+    // A new signing secret is shown on this answer only; otherwise redirect after the post.
+    if (made.secret) return render(c, { notice: `Monitor ${made.row.id} created.`, secret: made.secret });
+    return c.redirect(`/dashboard/monitors?created=${made.row.id}#monitor-${family}-${made.row.id}`, 303);
   })
   .post("/monitors/:family/:monitorId", async (c) => {
     const at = target(c);
@@ -87,25 +129,30 @@ export const monitorRoutes = new Hono<DashEnv>()
     const edited = await editFromRequest(c.env, at.product, { owner, monitorId: at.id, body: parsed.body });
     if ("notFound" in edited) return notFound(c);
     if ("errors" in edited) return refused(c, at.family, "edit", edited.errors);
-    return render(c, { notice: `Monitor ${at.id} saved.`, secret: edited.secret ?? undefined });
+    if (edited.secret) return render(c, { notice: `Monitor ${at.id} saved.`, secret: edited.secret });
+    return c.redirect(`/dashboard/monitors?saved=${at.id}#monitor-${at.family}-${at.id}`, 303);
   })
   .post("/monitors/:family/:monitorId/run", async (c) => {
     const at = target(c);
     const monitor = at && (await loadMonitor(c.env, c.var.session.accountId, at.product, at.id));
     if (!at || !monitor) return notFound(c);
-    // Paid by the monitor's own key, as the API's run and the scheduled runs are; counted as the API's run is.
+    // Paid by the monitor's own key, as the API's run and the scheduled runs are; counted as the API's run is, and
+    // `refresh` as the API's.
     const limited = await manualRunRefusal(c.env, monitor.accountId);
     if (limited) {
       c.header("Retry-After", String(limited.retryAfterSeconds));
       return render(c, { notice: limited.message }, 429);
     }
-    const { summary, changes, flags } = await runMonitor(c.env, at.product, monitor);
-    return render(c, { run: { family: at.family, monitorId: monitor.id, summary, changes, flags } });
+    const refresh = (await c.req.parseBody()).refresh === "on";
+    const now = Date.now();
+    await runMonitor(c.env, at.product, monitor, { now, refresh });
+    // Redirect after the post: the address bar shows the run's page, which a reload does not run again.
+    return c.redirect(`/dashboard/monitors/runs/${monitor.id}/${now}`, 303);
   })
   .post("/monitors/:family/:monitorId/delete", async (c) => {
     const at = target(c);
     const monitor = at && (await loadMonitor(c.env, c.var.session.accountId, at.product, at.id));
     if (!at || !monitor) return notFound(c);
     await removeMonitor(c.env, monitor);
-    return render(c, { notice: `Monitor ${monitor.id} deleted.` });
+    return c.redirect(`/dashboard/monitors?deleted=${monitor.id}`, 303);
   });

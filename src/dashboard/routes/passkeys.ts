@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { returnPath } from "../../engines/mail/return-path";
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from "@simplewebauthn/server";
 import { hitLimit } from "../../limits/limiter";
 import { requestSource } from "../../limits/source";
@@ -9,6 +10,8 @@ import { startSession } from "../session";
 interface Signed<T> {
   challengeId?: string;
   response?: T;
+  /** Sign-in only: the page asked for before signing in. */
+  next?: unknown;
 }
 
 /** Passkey JSON calls of a signed-in user (the page script sends the session's CSRF token as X-CSRF-Token). */
@@ -70,5 +73,5 @@ export const passkeySignInRoutes = new Hono<DashEnv>()
         : null;
     if (!who) return c.json({ signed_in: false, error: "The passkey did not verify." }, 400);
     await startSession(c, who.userId, who.accountId);
-    return c.json({ signed_in: true, location: "/dashboard" });
+    return c.json({ signed_in: true, location: returnPath(body.next) ?? "/dashboard" });
   });

@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { hitLimit } from "../../limits/limiter";
 import { requestSource } from "../../limits/source";
+import { returnPath } from "../../engines/mail/return-path";
 import { queueSelfServiceMail, type SelfServiceMessage } from "../../engines/mail/self-service";
 import { signInWithLink } from "../accounts";
 import type { DashContext, DashEnv } from "../context";
@@ -34,9 +35,11 @@ async function attemptAllowed(c: DashContext, email: string): Promise<number | n
  * nobody anything (src/engines/mail/self-service.ts).
  */
 async function mailRequest(c: DashContext, form: SelfServiceMessage["form"]) {
-  const parsed = emailField.safeParse(await c.req.parseBody());
+  const body = await c.req.parseBody();
+  const next = returnPath(body.next);
+  const parsed = emailField.safeParse(body);
   if (!parsed.success)
-    return c.html(<SignInPage csrf={anonymousCsrfToken(c)} notice="Enter a valid email address." />, 422);
+    return c.html(<SignInPage csrf={anonymousCsrfToken(c)} notice="Enter a valid email address." next={next} />, 422);
   const email = parsed.data.email.toLowerCase();
   const retryAfter = await attemptAllowed(c, email);
   if (retryAfter !== null) {
@@ -49,15 +52,17 @@ async function mailRequest(c: DashContext, form: SelfServiceMessage["form"]) {
       429,
     );
   }
-  await queueSelfServiceMail(c.env, form, email, c.var.requestId);
+  await queueSelfServiceMail(c.env, { form, email, requestId: c.var.requestId, ...(next ? { next } : {}) });
   return c.html(<CheckInboxPage />, 200);
 }
 
 /** Signed-out pages: sign in (link or passkey), sign up, follow a link. */
 export const signInRoutes = new Hono<DashEnv>()
-  .get("/sign-in", async (c) =>
-    (await readSession(c)) ? c.redirect("/dashboard", 303) : c.html(<SignInPage csrf={anonymousCsrfToken(c)} />),
-  )
+  .get("/sign-in", async (c) => {
+    const next = returnPath(c.req.query("next"));
+    if (await readSession(c)) return c.redirect(next ?? "/dashboard", 303);
+    return c.html(<SignInPage csrf={anonymousCsrfToken(c)} next={next} />);
+  })
   .post("/sign-in", (c) => mailRequest(c, "sign_in"))
   .get("/sign-up", (c) => c.html(<SignUpPage csrf={anonymousCsrfToken(c)} />))
   .post("/sign-up", (c) => mailRequest(c, "sign_up"))
@@ -66,11 +71,13 @@ export const signInRoutes = new Hono<DashEnv>()
       <FollowLinkPage
         csrf={anonymousCsrfToken(c)}
         action={`/dashboard/sign-in/link/${encodeURIComponent(c.req.param("token"))}`}
+        next={returnPath(c.req.query("next"))}
       />,
     ),
   )
   .post("/sign-in/link/:token", async (c) => {
     const token = c.req.param("token");
+    const next = returnPath((await c.req.parseBody()).next);
     const signedIn = TOKEN.test(token) ? await signInWithLink(c.env, token) : null;
     if (!signedIn)
       return c.html(
@@ -81,5 +88,5 @@ export const signInRoutes = new Hono<DashEnv>()
         410,
       );
     await startSession(c, signedIn.userId, signedIn.accountId);
-    return c.redirect("/dashboard", 303);
+    return c.redirect(next ?? "/dashboard", 303);
   });

@@ -198,9 +198,14 @@ export const bulkJobs = sqliteTable(
     finishedAt: integer("finished_at"),
     /** When this finish's mail went to the mail outbox (or was found not wanted); null until then. */
     finishedMailAt: integer("finished_mail_at"),
+    /** The run's number within its account (1 for its first run), shown by the dashboard; `id` counts every run. */
+    accountRun: integer("account_run"),
+    /** Values the run's answers put on the account's suppression list (an undeliverable email verdict). */
+    suppressedAdded: integer("suppressed_added").notNull().default(0),
   },
   (t) => [
     index("bulk_jobs_account").on(t.accountId, t.product, t.createdAt),
+    uniqueIndex("bulk_jobs_account_run").on(t.accountId, t.accountRun),
     uniqueIndex("bulk_jobs_idempotency").on(t.accountId, t.product, t.idempotencyKey),
   ],
 );

@@ -2,7 +2,7 @@ import { database } from "../../db/client";
 import type { BulkProduct } from "../product";
 import { redeliverLatest } from "../webhooks/outbox";
 import { resultsStream } from "./csv";
-import { FINISHED, jobById, markResumed, requestCancel, type JobRow } from "./jobs";
+import { FINISHED, jobById, markResumed, requestCancel, runsOutOfCredits, type JobRow } from "./jobs";
 import type { RunMessage } from "./messages";
 import { finishJob } from "./run";
 import { isGoing, isResumable } from "./run-actions";
@@ -60,6 +60,17 @@ export async function resumeRun(env: Env, job: JobRow): Promise<JobRow | BulkRef
   if (!resumed) return refusal("JOB_NOT_RESUMABLE", "The run is already going again.");
   await env.JOBS.send({ type: "run", jobId: job.id } satisfies RunMessage);
   return resumed;
+}
+
+/**
+ * Credits arrived (a purchase, a plan, an operator's grant): every run of the account that stopped because the account
+ * ran out of credits goes on where it stopped, as if its owner had pressed Resume. Answers the runs resumed. A run
+ * stopped by its key's daily cap is left for its owner: more credits do not lift a cap.
+ */
+export async function resumeWhenCreditsArrive(env: Env, accountId: string): Promise<JobRow[]> {
+  const stopped = await runsOutOfCredits(database(env), accountId);
+  const resumed = await Promise.all(stopped.map((job) => resumeRun(env, job)));
+  return resumed.filter((job): job is JobRow => !isRefusal(job));
 }
 
 export interface RunResults {

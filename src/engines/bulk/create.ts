@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { database } from "../../db/client";
 import { bulkJobs } from "../../db/schema";
 import type { BulkProduct } from "../product";
@@ -84,6 +84,8 @@ export async function createJob(
       requestHash: await requestHash(job.inputs, job.webhookUrl),
       createdAt: now,
       updatedAt: now,
+      // One statement: two runs created at once still get different numbers (D1 runs one write at a time).
+      accountRun: sql`(SELECT COALESCE(MAX(account_run), 0) + 1 FROM bulk_jobs WHERE account_id = ${job.accountId})`,
     })
     .returning();
   try {

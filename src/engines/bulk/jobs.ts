@@ -148,11 +148,13 @@ export interface ChunkProgress {
   rows: number;
   credits: number;
   counts: Record<string, number>;
+  /** Values the chunk put on the account's suppression list. */
+  suppressed: number;
 }
 
 /** Adds one chunk's rows to the counters, only if nobody recorded them first (a redelivered message). */
 export async function recordProgress(db: Database, job: JobRow, progress: ChunkProgress) {
-  const { fromEntry, entriesDone, rows, credits, counts } = progress;
+  const { fromEntry, entriesDone, rows, credits, counts, suppressed } = progress;
   let countsSql = sql`${bulkJobs.counts}`;
   for (const [key, n] of Object.entries(counts)) {
     const path = `$.${key}`;
@@ -164,6 +166,7 @@ export async function recordProgress(db: Database, job: JobRow, progress: ChunkP
       nextEntry: fromEntry + entriesDone,
       processed: sql`${bulkJobs.processed} + ${rows}`,
       creditsUsed: sql`${bulkJobs.creditsUsed} + ${credits}`,
+      suppressedAdded: sql`${bulkJobs.suppressedAdded} + ${suppressed}`,
       counts: countsSql,
       updatedAt: Date.now(),
     })
@@ -179,6 +182,22 @@ export const findAccountJob = (db: Database, accountId: string, jobId: number) =
     .from(bulkJobs)
     .where(and(eq(bulkJobs.id, jobId), eq(bulkJobs.accountId, accountId)))
     .get();
+
+/** The account's settled runs that stopped because the account ran out of credits (resumable once credits arrive). */
+export const runsOutOfCredits = (db: Database, accountId: string) =>
+  db
+    .select()
+    .from(bulkJobs)
+    .where(
+      and(
+        eq(bulkJobs.accountId, accountId),
+        eq(bulkJobs.status, "completed"),
+        eq(bulkJobs.stoppedReason, "insufficient_credits"),
+        eq(bulkJobs.inputExpired, false),
+      ),
+    )
+    .orderBy(bulkJobs.id)
+    .limit(100);
 
 /** An account's runs of every product, newest first, one page. */
 export const listAccountJobs = (db: Database, accountId: string, page: number) =>

@@ -212,7 +212,7 @@ export async function runJob(env: Env, jobId: number, productNamed: ProductLooku
       lines,
     );
     const tally = tallyPart(product, part, entries);
-    await recordProgress(db, row, { fromEntry: row.nextEntry, ...tally });
+    await recordProgress(db, row, { fromEntry: row.nextEntry, ...tally, suppressed: run.suppressedNow ?? 0 });
     if (tally.entriesDone < entries.length)
       return finishJob(env, jobId, "completed", run.refused ?? run.stoppedReason ?? "insufficient_credits");
   }

@@ -57,7 +57,8 @@ export async function sendAccountConfirmation(
 }
 
 export type Confirmation =
-  | { status: "confirmed" | "already_confirmed"; accountId: string }
+  | { status: "confirmed"; accountId: string; email: string }
+  | { status: "already_confirmed"; accountId: string }
   | { status: "unknown" | "expired" | "used" };
 
 /**
@@ -76,5 +77,5 @@ export async function confirmAccountEmail(env: Env, token: string, now = Date.no
   const account = await accountById(db, consumed.accountId);
   if (!account || account.email.toLowerCase() !== consumed.recipient) return { status: "unknown" };
   await markEmailVerified(db, account.id);
-  return { status: "confirmed", accountId: account.id };
+  return { status: "confirmed", accountId: account.id, email: account.email };
 }

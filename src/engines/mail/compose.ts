@@ -1,4 +1,4 @@
-import { createMimeMessage } from "mimetext/browser";
+type MimeMessage = ReturnType<typeof import("mimetext/browser").createMimeMessage>;
 
 /**
  * Renders one message as RFC 5322 text with mimetext (the maintained MIME builder that runs in Workers; its browser
@@ -34,8 +34,16 @@ function parseMailbox(mailbox: string): { addr: string; name?: string } {
   return match?.[1] ? { name: match[1], addr: match[2]! } : { addr: addressOf(mailbox) };
 }
 
-export function composeMime(c: Composition): string {
-  const message = createMimeMessage();
+/**
+ * The composer, once mimetext is loaded: it (with the core-js polyfills it brings) loads with the first mail rather
+ * than at every isolate's startup (docs/architecture.md, "Cold start").
+ */
+export async function mimeComposer(): Promise<(c: Composition) => string> {
+  const { createMimeMessage } = await import("mimetext/browser");
+  return (c) => composeMime(createMimeMessage(), c);
+}
+
+function composeMime(message: MimeMessage, c: Composition): string {
   const from = parseMailbox(c.from);
   message.setSender(from);
   message.setTo({ addr: c.to });

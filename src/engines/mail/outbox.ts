@@ -5,7 +5,7 @@ import { database } from "../../db/client";
 import { mailMessages, mailSuppressions } from "../../db/schema";
 import { mailTransport, type MailTransport } from "../../platform/mail-transport";
 import { armRecovery } from "../recovery";
-import { addressOf, composeMime } from "./compose";
+import { addressOf, mimeComposer } from "./compose";
 import { optionalMailBlocked } from "./preferences";
 import { accountRecipients, INVITEE_KINDS } from "./recipients";
 
@@ -86,6 +86,7 @@ export async function queueMail(env: Env, mails: OutgoingMail[]): Promise<string
       allowed.set(key, new Set(await accountRecipients(db, m.accountId, { invited: INVITEE_KINDS.has(m.kind) })));
   }
   const now = Date.now();
+  const composeMime = await mimeComposer();
   const rows = mails.map((m) => {
     const to = m.to.toLowerCase();
     if (!allowed.get(audience(m))?.has(to))

@@ -4,6 +4,7 @@ import { addMemberWithRole, insertUser, userAccounts, userIdByEmail } from "../.
 import { newId } from "../../platform/tokens";
 import { creditsStub } from "../credits/credits";
 import { sendAccountConfirmation } from "./account-confirmation";
+import { returnPath } from "./return-path";
 import { sendSignInLink } from "./sign-in";
 
 /**
@@ -17,16 +18,13 @@ export interface SelfServiceMessage {
   email: string;
   /** The asking request's id: a redelivered message mails nothing twice (the outbox's dedupe key). */
   requestId: string;
+  /** The dashboard path the person was sent to sign in from; the mailed link lands there (checked again on use). */
+  next?: string | null;
 }
 
 /** Hands the form's work to the queue; the one call the asking request makes for it. */
-export async function queueSelfServiceMail(
-  env: Env,
-  form: SelfServiceMessage["form"],
-  email: string,
-  requestId: string,
-): Promise<void> {
-  await env.JOBS.send({ type: "self_service_mail", form, email, requestId } satisfies SelfServiceMessage);
+export async function queueSelfServiceMail(env: Env, message: Omit<SelfServiceMessage, "type">): Promise<void> {
+  await env.JOBS.send({ type: "self_service_mail", ...message } satisfies SelfServiceMessage);
 }
 
 /** The user's first account, where a sign-in lands. */
@@ -35,10 +33,14 @@ export async function homeAccount(env: Env, userId: string): Promise<string | un
 }
 
 /** Mails a sign-in link to a member; an unknown address (or one in no account) gets nothing. */
-export async function requestSignIn(env: Env, email: string, dedupeKey?: string): Promise<void> {
+export async function requestSignIn(
+  env: Env,
+  email: string,
+  { dedupeKey, next }: { dedupeKey?: string; next?: string | null } = {},
+): Promise<void> {
   const userId = await userIdByEmail(database(env), email);
   const accountId = userId && (await homeAccount(env, userId));
-  if (accountId) await sendSignInLink(env, accountId, email, dedupeKey);
+  if (accountId) await sendSignInLink(env, { accountId, to: email, next: returnPath(next), dedupeKey });
 }
 
 /**
@@ -49,7 +51,7 @@ export async function signUp(env: Env, email: string, dedupeKey?: string, now = 
   const db = database(env);
   const existingUser = await userIdByEmail(db, email);
   if (existingUser || (await accountByEmail(db, email))) {
-    if (existingUser) await requestSignIn(env, email, dedupeKey);
+    if (existingUser) await requestSignIn(env, email, { dedupeKey });
     return;
   }
   const accountId = newId("acc");
@@ -67,6 +69,6 @@ export async function signUp(env: Env, email: string, dedupeKey?: string, now = 
  */
 export async function runSelfServiceMail(env: Env, message: SelfServiceMessage): Promise<void> {
   const dedupeKey = `self_service:${message.requestId}`;
-  if (message.form === "sign_in") await requestSignIn(env, message.email, dedupeKey);
+  if (message.form === "sign_in") await requestSignIn(env, message.email, { dedupeKey, next: message.next });
   else await signUp(env, message.email, dedupeKey);
 }

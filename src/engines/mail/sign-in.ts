@@ -2,12 +2,15 @@ import { INVITATION_VALID_MS } from "../../db/members";
 import { escapeHtml } from "./compose";
 import { issueLink } from "./links";
 import { queueMail } from "./outbox";
+import { nextQuery } from "./return-path";
 
 /** A sign-in link works for 15 minutes; one in an invitation as long as the invitation (7 days, docs/dashboard.md). */
 export const SIGN_IN_TTL_MS = 15 * 60_000;
 export const INVITE_TTL_MS = INVITATION_VALID_MS;
 
-const linkUrl = (env: Env, token: string) => `${env.MAIL_BASE_URL.replace(/\/+$/, "")}/dashboard/sign-in/link/${token}`;
+/** The link's page; `next` (a dashboard path, src/engines/mail/return-path.ts) is where it lands once signed in. */
+const linkUrl = (env: Env, token: string, next?: string | null) =>
+  `${env.MAIL_BASE_URL.replace(/\/+$/, "")}/dashboard/sign-in/link/${token}${nextQuery(next)}`;
 
 interface SignInMail {
   accountId: string;
@@ -19,6 +22,8 @@ interface SignInMail {
   validity: string;
   /** The outbox's dedupe key: a second mail with it is not sent. */
   dedupeKey?: string;
+  /** The dashboard path the person asked for before signing in; the link lands there. */
+  next?: string | null;
 }
 
 async function sendLinkMail(env: Env, mail: SignInMail): Promise<string | undefined> {
@@ -28,7 +33,7 @@ async function sendLinkMail(env: Env, mail: SignInMail): Promise<string | undefi
     recipient: mail.to,
     ttlMs: mail.ttlMs,
   });
-  const url = linkUrl(env, token);
+  const url = linkUrl(env, token, mail.next);
   const text = [
     mail.lead,
     "",
@@ -63,14 +68,27 @@ async function sendLinkMail(env: Env, mail: SignInMail): Promise<string | undefi
  * like a mailed one: once, for 15 minutes.
  */
 export async function issueSignInUrl(env: Env, accountId: string, to: string): Promise<string> {
-  return linkUrl(env, await issueLink(env, { purpose: "sign_in", accountId, recipient: to, ttlMs: SIGN_IN_TTL_MS }));
+  return linkUrl(env, await issueSignInToken(env, accountId, to));
 }
 
-/** Mails a member a single-use link that signs them in to the dashboard of this account. */
-export const sendSignInLink = (env: Env, accountId: string, to: string, dedupeKey?: string) =>
+/** A sign-in token (once, 15 minutes): the confirmation page's button signs its browser in with one. */
+export const issueSignInToken = (env: Env, accountId: string, to: string) =>
+  issueLink(env, { purpose: "sign_in", accountId, recipient: to, ttlMs: SIGN_IN_TTL_MS });
+
+/** What a sign-in mail is for: the member, and optionally its dedupe key and the path to land on. */
+export interface SignInRequest {
+  accountId: string;
+  to: string;
+  dedupeKey?: string;
+  next?: string | null;
+}
+
+/** Mails a member a single-use link that signs them in to the dashboard of this account (and lands on `next`). */
+export const sendSignInLink = (env: Env, { accountId, to, dedupeKey, next }: SignInRequest) =>
   sendLinkMail(env, {
     accountId,
     to,
+    next: next ?? null,
     ...(dedupeKey ? { dedupeKey } : {}),
     kind: "sign_in",
     subject: "Your sign-in link",

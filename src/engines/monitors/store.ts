@@ -225,3 +225,21 @@ export async function claimDue(
     .returning();
   return row;
 }
+
+/** The account's monitor `id` of any family (a ledger row names the monitor, not its family), or undefined. */
+export async function accountMonitor(env: Env, accountId: string, id: number): Promise<MonitorRow | undefined> {
+  return database(env)
+    .select()
+    .from(monitors)
+    .where(and(eq(monitors.id, id), eq(monitors.accountId, accountId)))
+    .get();
+}
+
+/** The monitor's run made at `ranAt` (its operation id's time), while it is among the runs kept. */
+export async function runAt(env: Env, monitorId: number, ranAt: number): Promise<MonitorRunRow | undefined> {
+  return database(env)
+    .select()
+    .from(monitorRuns)
+    .where(and(eq(monitorRuns.monitorId, monitorId), eq(monitorRuns.ranAt, ranAt)))
+    .get();
+}

@@ -62,6 +62,11 @@ export interface MonitorShape<In, Out> {
   /** The body field that carries the monitored list (`identifiers` for entity), and its size limit. */
   listField: string;
   maxEntries: number;
+  /**
+   * One documented entry the dashboard's form shows as its example, for a monitor whose product lists no samples
+   * (email's domain monitors, entity); otherwise the product's first sample is the example.
+   */
+  example?: In;
   /** Options of the product's own every run uses (phone: `network`), set on create and PATCH, shown on the monitor. */
   options?: Record<string, z.ZodType>;
   /**

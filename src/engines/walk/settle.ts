@@ -187,6 +187,17 @@ export function repeatWrite<In, Out>({ product, paid }: WalkState<In, Out>): Lis
   };
 }
 
+/**
+ * How many values this call puts on the account's suppression list (fresh answers the product suppresses, e.g. an
+ * undeliverable email verdict): a bulk run reports it, so nothing is suppressed without the run saying so.
+ */
+export function newlySuppressed<In, Out>({ product, paid, request }: WalkState<In, Out>): number {
+  const lists = product.suppressions;
+  return lists && request.payer
+    ? freshAnswers(paid).filter((f) => lists.suppresses(f.result as Out) !== null).length
+    : 0;
+}
+
 /** What else one call learned: suppressions and history. */
 export function rememberWrite<In, Out>(state: WalkState<In, Out>, items: WalkItem<In, Out>[]): ListsWrite {
   const { product, request, paid } = state;

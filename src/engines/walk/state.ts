@@ -57,6 +57,8 @@ export interface WalkRun<In, Out> {
   rateLimited?: Extract<WalkRefusal, { reason: "rate_limited" }>;
   /** Prepaid units of the product left after the call (products whose credit buys several units). */
   prepaid: number | null;
+  /** Values this call put on the account's suppression list (an undeliverable verdict); absent if it answered none. */
+  suppressedNow?: number;
 }
 
 /** One distinct value of a list (by the product's key), and what is known about it before any credit is spent. */

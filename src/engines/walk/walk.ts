@@ -3,10 +3,10 @@ import { creditsFor } from "../credits/credits";
 import { applyPolicy } from "../policy/apply";
 import type { WalkProduct } from "../product";
 import { recallAndHold } from "./begin";
-import { payAll } from "./pay";
 import { planList } from "./begin";
+import { payAll } from "./pay";
 import { settleAfterSetDown } from "./set-down";
-import { settleAndRemember } from "./settle";
+import { newlySuppressed, settleAndRemember } from "./settle";
 import type { WalkItem, WalkRefusal, WalkRequest, WalkRun, WalkState } from "./state";
 
 export type { WalkItem, WalkRequest, WalkRun } from "./state";
@@ -48,6 +48,7 @@ export async function walk<In, Out>(
     stoppedReason: state.paid.stopIndex < request.inputs.length ? stoppedBy(state).reason : null,
     refused: null,
     prepaid: settled.prepaid,
+    suppressedNow: newlySuppressed(state),
   };
 }
 

@@ -1,5 +1,8 @@
-import disposableSnapshot from "../../../datasets/snapshots/disposable-domains.json";
-import freeSnapshot from "../../../datasets/snapshots/free-provider-domains.json";
+// The two long lists come as text (a Text module in the deployed Worker, `rules` in wrangler.toml), parsed on first
+// use: as JavaScript they would be compiled and built at every isolate's startup (docs/architecture.md, "Cold start").
+import disposableText from "../../../datasets/snapshots/disposable-domains.json?raw";
+import freeText from "../../../datasets/snapshots/free-provider-domains.json?raw";
+import manifest from "../../../datasets/snapshots/manifest.json";
 import mxSnapshot from "../../../datasets/snapshots/mx-provider-patterns.json";
 import providerRulesSnapshot from "../../../datasets/snapshots/provider-rules.json";
 import rulesSnapshot from "../../../datasets/snapshots/provider-username-rules.json";
@@ -28,6 +31,15 @@ export interface UsernameRule {
   must_end_with: string | null;
   hyphen_alias: boolean;
 }
+
+/** A snapshot's name, version and size without its data: the manifest `npm run datasets:build` writes beside it. */
+const described = (name: string) => {
+  const entry = manifest.snapshots.find((s) => s.name === name);
+  if (!entry) throw new Error(`datasets/snapshots/manifest.json lists no ${name}`);
+  return entry;
+};
+const disposableSnapshot = described("disposable-domains");
+const freeSnapshot = described("free-provider-domains");
 
 // Each snapshot is the whole of what it is built from (BUNDLED_SNAPSHOTS below).
 const source = (snapshot: { name: string; version: string }): Source => whole(snapshot.name, snapshot.version);
@@ -67,8 +79,9 @@ const lazy = <T>(build: () => T) => {
   return () => (value ??= build());
 };
 
-export const disposableDomains = lazy(() => new Set<string>(disposableSnapshot.data as string[]));
-export const freeProviderDomains = lazy(() => new Set<string>(freeSnapshot.data as string[]));
+const listOf = (text: string) => (JSON.parse(text) as { data: string[] }).data;
+export const disposableDomains = lazy(() => new Set<string>(listOf(disposableText)));
+export const freeProviderDomains = lazy(() => new Set<string>(listOf(freeText)));
 export const roleLocalParts = lazy(() => new Set<string>(roleSnapshot.data as string[]));
 
 export const typoData = lazy(() => {

@@ -69,6 +69,8 @@ export const domainMonitor: MonitorShape<string, DomainResult> = {
   tally: { mx_found: (r) => r.mx_found === true },
   listField: "domains",
   maxEntries: MONITOR_MAX_ENTRIES,
+  // The sample domain of the offline stand-ins (docs/offline.md); any domain the account sends mail to works.
+  example: "acme.example",
   family: "email_domain",
   path: "domain-monitors",
 };

@@ -36,6 +36,8 @@ export const entity: Product<EntityItem, EntityResult> = {
     tally: { found: (result) => result.found },
     listField: "identifiers",
     maxEntries: 500,
+    // The sample register's company `npm run dev` loads (docs/entity.md), as the try-it form's body.
+    example: { identifier: "09900001", type: "company_number", country: "GB" },
   },
   isSample: () => false,
   datasets: REGISTER_NAMES,

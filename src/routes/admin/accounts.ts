@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { resumeWhenCreditsArrive } from "../../engines/bulk/actions";
 import { z } from "zod";
 import { forgetAccountKeys, forgetMemberKeys } from "../../auth/key-lookup";
 import { mintKey } from "../../auth/keys";
@@ -102,6 +103,7 @@ export const adminAccountRoutes = new Hono<AppEnv>()
         note: note ?? null,
         requestId: c.var.requestId,
       });
+      await resumeWhenCreditsArrive(c.env, accountId);
       return ok(c, await view(c.env, accountId));
     },
   )

@@ -161,7 +161,11 @@ describe("unsubscribe links", () => {
         },
       ]);
       const page = await follow(`https://verify.test/mail/unsubscribe/${optional}`);
-      expect([page.status, (await page.text()).includes('method="post"')]).toEqual([200, true]);
+      const html = await page.text();
+      expect([page.status, html.includes('method="post"')]).toEqual([200, true]);
+      // The dashboard's look: its stylesheet and the narrow column of its signed-out pages.
+      expect(html).toContain('<link rel="stylesheet" href="/dashboard/assets/app.css">');
+      expect(html).toContain('<main class="narrow">');
       expect(
         await database(env).select().from(mailSuppressions).where(eq(mailSuppressions.recipient, acct.email)).get(),
       ).toBeUndefined();
@@ -171,6 +175,7 @@ describe("unsubscribe links", () => {
         headers: { "Content-Type": "application/x-www-form-urlencoded" },
       });
       expect(done.status).toBe(200);
+      expect(await done.text()).toContain('<link rel="stylesheet" href="/dashboard/assets/app.css">');
       expect(
         await database(env).select().from(mailSuppressions).where(eq(mailSuppressions.recipient, acct.email)).get(),
       ).toMatchObject({ reason: "unsubscribed" });

@@ -19,11 +19,13 @@ interface Job {
 }
 
 const POLL_MS = 1_000;
+/** A run stopped for credits goes on by itself when they arrive: the page keeps looking, less often. */
+const STOPPED_POLL_MS = 5_000;
 
 const root = document.getElementById("run");
 const url = root?.dataset.progressUrl;
 
-function show(job: Job) {
+function show(job: Job, suppressedAdded: number) {
   const bar = document.getElementById("run-progress");
   if (bar) {
     bar.setAttribute("max", String(Math.max(job.total, 1)));
@@ -39,6 +41,11 @@ function show(job: Job) {
   set("run-credits", String(job.credits_used));
   for (const cell of document.querySelectorAll<HTMLElement>("[data-counter]"))
     cell.textContent = String(job[cell.dataset.counter ?? ""] ?? 0);
+  set("run-suppressed-count", String(suppressedAdded));
+  const suppressed = document.getElementById("run-suppressed");
+  if (suppressed) suppressed.hidden = suppressedAdded === 0;
+  for (const notice of document.querySelectorAll<HTMLElement>("[data-stop]"))
+    notice.hidden = job.stopped_reason !== notice.dataset.stop;
   const open = openActions(job);
   for (const control of document.querySelectorAll<HTMLElement>("[data-action]"))
     control.hidden = !open[control.dataset.action as RunAction];
@@ -49,12 +56,14 @@ async function poll() {
   try {
     const response = await fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin" });
     if (!response.ok) return;
-    const { job } = (await response.json()) as { job: Job };
-    show(job);
+    const { job, suppressed_added } = (await response.json()) as { job: Job; suppressed_added?: number };
+    show(job, suppressed_added ?? 0);
     if (!isGoing(job.status)) {
       if (root) root.dataset.going = "false";
+      if (job.stopped_reason === "insufficient_credits") setTimeout(poll, STOPPED_POLL_MS);
       return;
     }
+    if (root) root.dataset.going = "true";
   } catch {
     // A dropped connection: try again at the next tick.
   }
@@ -62,3 +71,4 @@ async function poll() {
 }
 
 if (root?.dataset.going === "true") setTimeout(poll, POLL_MS);
+else if (root?.dataset.stopped === "insufficient_credits") setTimeout(poll, STOPPED_POLL_MS);

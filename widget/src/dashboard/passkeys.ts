@@ -38,7 +38,9 @@ wire("passkey-sign-in", async (csrf) => {
     options: Parameters<typeof startAuthentication>[0]["optionsJSON"];
   }>("/dashboard/sign-in/passkey/options", csrf);
   const response = await startAuthentication({ optionsJSON: options });
-  const done = await post<{ location: string }>("/dashboard/sign-in/passkey", csrf, { challengeId, response });
+  // The page asked for before signing in (the server keeps it only if it is a dashboard path).
+  const next = document.getElementById("passkey-sign-in")?.dataset.next;
+  const done = await post<{ location: string }>("/dashboard/sign-in/passkey", csrf, { challengeId, response, next });
   location.assign(done.location);
 });
 

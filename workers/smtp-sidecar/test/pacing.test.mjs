@@ -66,6 +66,22 @@ describe("fail2ban's stock postfix jail (5 refusals in 10 minutes) is never reac
     expect(smtp.stats.rcpts).toHaveLength(7);
   });
 
+  it("full mailboxes (552, 452) are not counted: fail2ban's filter cannot match their codes", async () => {
+    const rcpt = (address) =>
+      address.startsWith("alice@")
+        ? null
+        : address.startsWith("full")
+          ? [Number(address.slice(4, 7)), "5.2.2 Mailbox full"]
+          : [550, "5.1.1 User unknown"];
+    const smtp = await startSmtpServer({ rcpt });
+    const sidecar = await sidecarFor(smtp);
+    const fulls = Array.from({ length: 6 }, (_, i) => `full${i % 2 ? 452 : 552}x${i}@example.test`);
+    const { body } = await postProbe(sidecar.url, probeBody(["alice@example.test", ...fulls, "nobody@example.test"]));
+    // Only the random address and the unknown user count: nothing is held back.
+    expect(body.results.map((r) => r.outcome)).not.toContain("deferred");
+    expect(body.results.at(-1).outcome).toBe("no_mailbox");
+  });
+
   it("a list with unknown users is answered until the fourth refusal; the rest deferred, saying until", async () => {
     const smtp = await startSmtpServer({ rcpt: known });
     const sidecar = await sidecarFor(smtp);
