@@ -4,11 +4,10 @@ import { checkSecretKey, type SecretPrincipal } from "../auth/check-secret-key";
 import { ERROR_STATUS, type ErrorCode } from "../http/errors";
 import { logRequest } from "../http/request-log";
 import { Admission, limitHit } from "../limits/admission";
-import type { SurfaceError } from "../surfaces/declared-lookup";
 import { scopeRefusal, type ActOutcome, type KeyAct } from "../surfaces/key-act";
 import type { Scope } from "../auth/scopes";
 import { deferPastAnswer } from "../http/trace-answer";
-import type { LookupCaller } from "../lookups/service";
+import type { LookupCaller, SurfaceError } from "../lookups/service";
 import type { AppEnv } from "../types";
 import type { DashContext } from "./context";
 

@@ -6,7 +6,7 @@ import { productNamed, registeredProducts } from "../products/registry";
 import { sha256Hex } from "../platform/tokens";
 import type { LookupRequest, LookupRoute } from "../engines/lookup-declarations";
 import { fieldErrors } from "../http/validation";
-import { runDeclared } from "../surfaces/declared-lookup";
+import { runDeclared } from "../lookups/service";
 import { refused, type ActOutcome } from "../surfaces/key-act";
 import type { DashContext } from "./context";
 import { finishKeyRequest, keyRequest, lookupCallerOf, type ApiAnswer } from "./key-request";
@@ -69,7 +69,7 @@ function requestOf(route: LookupRoute, body: string, source: string | undefined)
 
 /**
  * Runs one lookup as the API request it stands for: the pasted key checked as the API checks it, then the product's
- * declared single lookup through the lookup service (src/surfaces/declared-lookup.ts) under the dashboard request's
+ * declared single lookup through the lookup service (src/lookups/service.ts) under the dashboard request's
  * id, so the key's scopes, rate limit, daily cap, holds, repeats, billing and request record are the API's.
  */
 export async function runTry(c: DashContext, form: TryForm, key: string, body: string): Promise<ApiAnswer> {

@@ -1,5 +1,5 @@
 import type { StopReason } from "../engines/credits/credits";
-import { refusalOf, type Refusal } from "../lookups/refusal";
+import { refusalOf, type Refusal } from "../lookups/service";
 import { ApiError } from "./errors";
 
 /**

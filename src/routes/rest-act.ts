@@ -3,7 +3,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { secretPrincipal } from "../auth/principal";
 import { ok } from "../http/envelope";
 import { ApiError, ERROR_STATUS, type ErrorCode } from "../http/errors";
-import type { SurfaceError } from "../surfaces/declared-lookup";
+import type { SurfaceError } from "../lookups/service";
 import type { ActOutcome, KeyAct } from "../surfaces/key-act";
 import type { AppEnv } from "../types";
 

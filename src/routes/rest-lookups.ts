@@ -1,21 +1,41 @@
 import { Hono, type Context, type MiddlewareHandler } from "hono";
 import { z } from "zod";
 import { browserCors, publishableFields, publishableKey } from "../auth/publishable-key";
+import { secretKey, type SecretKeyOptions } from "../auth/secret-key";
 import type { LookupRequest, LookupRoute } from "../engines/lookup-declarations";
 import type { Product } from "../engines/product";
 import { browserOk, browserSchema } from "../http/browser-answer";
 import { ok } from "../http/envelope";
-
 import { describe } from "../http/openapi";
+import { deferPastAnswer } from "../http/trace-answer";
 import { jsonBody, pathParams, queryParams } from "../http/validation";
+import { dataSchema, metaSchema } from "../lookups/route-schemas";
+import { type LookupCaller, runDeclared, WALK_REFUSALS } from "../lookups/service";
 import { registeredProducts } from "../products/registry";
 import type { AppEnv } from "../types";
-import { runDeclared } from "../surfaces/declared-lookup";
-import { dataSchema, metaSchema } from "./lookup-meta";
-import { callerOf, LOOKUP_ERRORS, lookupKey } from "./rest-caller";
 import { apiErrorOf, isErrorCode } from "./rest-act";
 
 type Validated = (target: "json" | "param" | "query") => unknown;
+
+/** The caller of a request whose key was checked: the lookup service's principal, admission and request id. */
+function callerOf(c: Context<AppEnv>): LookupCaller {
+  const principal = c.var.principal;
+  if (!principal) throw new Error("a lookup route runs after its key check");
+  return {
+    env: c.env,
+    principal,
+    requestId: c.var.requestId,
+    ...(c.var.admission ? { admission: c.var.admission } : {}),
+    defer: (work) => deferPastAnswer(c, work),
+  };
+}
+
+/**
+ * Secret-key auth for a lookup route: the walk's first call to the account's object (its hold, or its balance read when
+ * every answer is free) counts the key's rate limit, so a lookup makes one round trip to that object before its work.
+ */
+const lookupKey = (options: Omit<SecretKeyOptions, "admitOnFirstCall">) =>
+  secretKey({ ...options, admitOnFirstCall: true });
 
 function requestOf(c: Context<AppEnv>, route: LookupRoute): LookupRequest {
   const valid = (c.req.valid as unknown as Validated).bind(c.req);
@@ -46,7 +66,7 @@ function handlers(owner: Product, tag: string, route: LookupRoute): MiddlewareHa
     description: route.description,
     response: browser ? browserSchema(route.response as z.ZodObject) : dataSchema(route),
     meta: metaSchema(route),
-    errors: [...LOOKUP_ERRORS, ...(route.errors ?? []).filter(isErrorCode)],
+    errors: [...WALK_REFUSALS, ...(route.errors ?? []).filter(isErrorCode)],
   });
   const { json, param, query } = route.request;
   const validators = [

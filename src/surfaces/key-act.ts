@@ -1,7 +1,7 @@
 import type { SecretPrincipal } from "../auth/check-secret-key";
 import type { Scope } from "../auth/scopes";
 import { rateLimitRefusal, type Admission } from "../limits/admission";
-import type { SurfaceError } from "./declared-lookup";
+import type { SurfaceError } from "../lookups/service";
 
 /**
  * A checked secret key acting through a surface on an engine (the account, bulk runs, monitors): REST, the tool

@@ -5,7 +5,7 @@ import { listsOf } from "./account-lists";
 /**
  * Every answer an account received (test values excepted), per product, kept `HISTORY_RETENTION_DAYS` in the
  * account's object (durable-objects/account/lists.ts prunes older rows itself). The walk writes it through the
- * object's `writeLists` (src/engines/walk/remember.ts).
+ * object's `writeLists` (src/engines/walk/settle.ts).
  */
 export const HISTORY_RETENTION_DAYS = 90;
 

@@ -8,7 +8,7 @@ import { listsOf, parseStored, rekeyAll } from "./account-lists";
  * Every product's suppression list, keyed by (product, key) in the account's object (durable-objects/account/lists.ts).
  * Batches, bulk rows and monitor runs answer a suppressed value from its stored answer, free; a single lookup never
  * consults the list and may take a value off it. The walk writes verdicts through the object's `writeLists`
- * (src/engines/walk/remember.ts); these are the reads and the list routes' changes.
+ * (src/engines/walk/settle.ts); these are the reads and the list routes' changes.
  */
 export type SuppressionRow = Omit<StoredSuppression, "result"> & { accountId: string; result: unknown };
 

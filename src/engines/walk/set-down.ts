@@ -1,8 +1,6 @@
 import type { Settled } from "../credits/credits";
 import { listsOf } from "../lists/account-lists";
-import { buildItems } from "./items";
-import { rememberWrite, repeatWrite, writesNothing } from "./remember";
-import { type Settlement, settle, usageOf } from "./settle";
+import { buildItems, rememberWrite, repeatWrite, type Settlement, settle, usageOf, writesNothing } from "./settle";
 import type { WalkState } from "./state";
 
 /**

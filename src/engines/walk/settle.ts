@@ -3,8 +3,6 @@ import { unitOutcome, type UnitOutcome } from "../../../durable-objects/account/
 import type { Settled } from "../credits/credits";
 import { listsOf } from "../lists/account-lists";
 import type { RateLimitRefusal } from "../../limits/admission";
-import { buildItems } from "./items";
-import { mergeWrites, rememberWrite, repeatWrite, writesNothing } from "./remember";
 import type { Paid, WalkItem, WalkState } from "./state";
 
 /** Step 7's outcome: the items as answered and what settling said, or the rate limit the balance read hit. */
@@ -132,3 +130,112 @@ function deferred<In, Out>(
   const remaining = paid.holdId ? hold.available + hold.held - charged : hold.available;
   return { charged, credits, remaining, prepaid: outcome?.prepaid ?? null, firstCharges: null };
 }
+
+/**
+ * The answer's items in input order, up to where the walk stopped, each with the credits it used (`credits`, in the
+ * order of the fresh answers). `charged`: what an earlier run of the same operation charged by key, which each key's
+ * first item reports instead. `settled`: keys settled before a wait, answered wherever they stand (they were charged).
+ */
+export function buildItems<In, Out>(
+  state: WalkState<In, Out>,
+  credits: number[],
+  charged: Record<string, number> | null = null,
+  settled: ReadonlySet<string> = new Set(),
+): WalkItem<In, Out>[] {
+  const { product, keyOf, uniques, paid } = state;
+  const inputs = state.request.inputs;
+  const byKey = new Map(uniques.map((u) => [u.key, u]));
+  const fresh = new Map(paid.answered.map((a, i) => [a.u.key, { price: a.price, credits: credits[i] ?? 0 }]));
+  const seen = new Set<string>();
+  const items: WalkItem<In, Out>[] = [];
+  for (let index = 0; index < inputs.length; index++) {
+    if (index >= paid.stopIndex && !settled.has(keyOf[index]!)) continue;
+    const u = byKey.get(keyOf[index]!)!;
+    const isFirst = !seen.has(u.key);
+    seen.add(u.key);
+    const answered = fresh.get(u.key);
+    const answer = u.free ? u.free.result : u.looked!.result;
+    // One answer serves every spelling of a key (copies, repeats, suppressions): each caller sees its own spelling.
+    const data = product.asAsked ? product.asAsked(answer, inputs[index]!) : answer;
+    items.push({
+      index,
+      input: inputs[index]!,
+      data,
+      test: u.free?.test ?? false,
+      meta: {
+        credits_used: isFirst ? (charged ? (charged[u.key] ?? 0) : (answered?.credits ?? 0)) : 0,
+        // A stored answer (repeat, suppression) is what it is for every copy; anything answered now is cached for
+        // copies.
+        cache_hit: u.free && !u.free.local ? u.free.cacheHit : Boolean(u.repeat) || !isFirst,
+        suppressed: u.free?.suppressed ?? false,
+        refreshed: isFirst && (u.refreshed || Boolean(u.looked?.refreshed)),
+        fair_use_billed: isFirst && (answered?.price.fairUseBilled ?? false),
+      },
+    });
+  }
+  return items;
+}
+
+const freshAnswers = <In, Out>(paid: Paid<In, Out>) =>
+  paid.answered.filter((a) => !a.u.repeat).map((a) => ({ key: a.u.key, result: a.u.looked!.result as unknown }));
+
+/** Starts (or restarts) the 7-day window of every repeatable fresh answer. */
+export function repeatWrite<In, Out>({ product, paid }: WalkState<In, Out>): ListsWrite {
+  return {
+    keyVersion: product.keys?.version ?? 0,
+    repeats: freshAnswers(paid).filter((f) => product.repeatable(f.result as Out)),
+  };
+}
+
+/**
+ * How many values this call puts on the account's suppression list (fresh answers the product suppresses, e.g. an
+ * undeliverable email verdict): a bulk run reports it, so nothing is suppressed without the run saying so.
+ */
+export function newlySuppressed<In, Out>({ product, paid, request }: WalkState<In, Out>): number {
+  const lists = product.suppressions;
+  return lists && request.payer
+    ? freshAnswers(paid).filter((f) => lists.suppresses(f.result as Out) !== null).length
+    : 0;
+}
+
+/** What else one call learned: suppressions and history. */
+export function rememberWrite<In, Out>(state: WalkState<In, Out>, items: WalkItem<In, Out>[]): ListsWrite {
+  const { product, request, paid } = state;
+  const fresh = freshAnswers(paid);
+  const write: ListsWrite = { keyVersion: product.keys?.version ?? 0 };
+  const lists = product.suppressions;
+  if (lists) {
+    const verdicts = fresh.map((f) => ({ ...f, suppress: lists.suppresses(f.result as Out) }));
+    write.suppress = {
+      source: "verdict",
+      entries: verdicts.flatMap((v) =>
+        v.suppress ? [{ key: v.key, reason: v.suppress.reason, result: v.result }] : [],
+      ),
+    };
+    if (!request.options.honorSuppressions) write.unsuppress = verdicts.filter((v) => !v.suppress).map((v) => v.key);
+  }
+  if (product.history) {
+    const shape = product.history;
+    write.history = items
+      .filter((item) => !item.test)
+      .map((item) => ({
+        ...shape.row(item.data),
+        requestId: request.requestId,
+        creditsUsed: item.meta.credits_used,
+        cacheHit: item.meta.cache_hit,
+        suppressed: item.meta.suppressed,
+      }));
+  }
+  return write;
+}
+
+/** Both writes as one (one transaction of the account's object). */
+export const mergeWrites = (a: ListsWrite, b: ListsWrite): ListsWrite => ({ ...a, ...b, repeats: a.repeats ?? [] });
+
+/** Nothing to write (test values only, say): no call is made for it. */
+export const writesNothing = (w: ListsWrite) =>
+  !w.repeats?.length &&
+  !w.suppress?.entries.length &&
+  !w.unsuppress?.length &&
+  !w.history?.length &&
+  !w.feedback?.length;

@@ -3,11 +3,10 @@ import { creditsFor } from "../credits/credits";
 import { applyPolicy } from "../policy/apply";
 import type { WalkProduct } from "../product";
 import { recallAndHold } from "./begin";
-import { payAll } from "./pay-all";
-import { planList } from "./plan";
-import { newlySuppressed } from "./remember";
+import { planList } from "./begin";
+import { payAll } from "./pay";
 import { settleAfterSetDown } from "./set-down";
-import { settleAndRemember } from "./settle";
+import { newlySuppressed, settleAndRemember } from "./settle";
 import type { WalkItem, WalkRefusal, WalkRequest, WalkRun, WalkState } from "./state";
 
 export type { WalkItem, WalkRequest, WalkRun } from "./state";

@@ -10,7 +10,7 @@ import type { AppEnv } from "../../types";
 
 /**
  * What a tool call needs of the /mcp request: its checked key, pending rate limit and request id (`c`). Every tool
- * calls the lookup service (./lookup-tools.ts, through src/surfaces/declared-lookup.ts) or an engine act
+ * calls the lookup service (./lookup-tools.ts, through src/lookups/service.ts) or an engine act
  * (./engine-tools.ts, src/surfaces/*-acts.ts) directly, as the REST routes do; nothing goes back through the app.
  */
 export interface Caller {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { toolNameOf } from "../../http/operation-ids";
-import { readInputs } from "../../lookups/service";
+import { readInputs } from "../../lookups/quote";
 import { readAccount, readLedger } from "../account-reads";
 import { pollBulk } from "../bulk-acts";
 import { listMonitors, readMonitor, runMonitorNow } from "../monitor-acts";

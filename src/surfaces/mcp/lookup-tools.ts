@@ -4,8 +4,8 @@ import type { Product } from "../../engines/product";
 import { toolNameOf } from "../../http/operation-ids";
 import { fieldErrors } from "../../http/validation";
 import { registeredProducts } from "../../products/registry";
-import { dataSchema, metaSchema } from "../../routes/lookup-meta";
-import { runDeclared } from "../declared-lookup";
+import { dataSchema, metaSchema } from "../../lookups/route-schemas";
+import { runDeclared } from "../../lookups/service";
 import { lookupCallerOf, recordToolCall, toolAnswerOf, toolCallId, type Caller, type ToolAnswer } from "./call";
 import { Refusal, walkOptions, type ToolSpec } from "./tool";
 

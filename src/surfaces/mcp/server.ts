@@ -4,7 +4,7 @@ import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validatio
 import { z } from "zod";
 import { fieldErrors } from "../../http/validation";
 import { admitPending } from "../../auth/admit";
-import { quote, type Quote } from "../../lookups/service";
+import { quote, type Quote } from "../../lookups/quote";
 import { productSubjects } from "../../products/intro";
 import type { Caller } from "./call";
 import { engineTools } from "./engine-tools";

@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { WalkOptions } from "../../engines/product";
 import { routeDoc, type OperationDoc } from "../../http/openapi";
 import type { AppEnv } from "../../types";
-import type { Quote, QuoteRequest } from "../../lookups/service";
+import type { Quote, QuoteRequest } from "../../lookups/quote";
 import type { ApiFailure, Caller, ToolAnswer } from "./call";
 
 /** One tool: its schemas (the HTTP route's), how it runs, and, for paid tools, what it would look up. */
