@@ -1,3 +1,4 @@
+// @ts-check
 // `npm run bench:autocomplete`: a prefix query of address autocomplete against an index the size of the real BAN,
 // beside the trivial route and an address lookup, in the same run.
 //
@@ -37,14 +38,12 @@ import { DatabaseSync } from "node:sqlite";
 import { ROOT, adminClient, requireNode22, stopProcess } from "../scripts/lib/local.mjs";
 import { importAddressDataset } from "../scripts/import-address.mjs";
 import { runBench } from "./lib/harness.mjs";
+import { SMOKE, checkRun, size } from "./lib/report.mjs";
 import { benchAccount, keepAliveAgent, percentile, round2, send } from "./lib/load.mjs";
 import { startWorker } from "./lib/stack.mjs";
 
 requireNode22();
 
-const SMOKE = process.env.BENCH_SMOKE === "1";
-/** `BENCH_<name>` when set, else `tiny` under bench:smoke, else `full` (the convention of bench/lib/report.mjs). */
-const size = (name, full, tiny) => (process.env[name] ? Number(process.env[name]) : SMOKE ? tiny : full);
 const ADDRESSES = size("BENCH_ADDRESSES", 2_000_000, 4_000);
 const REQUESTS = size("BENCH_REQUESTS", 600, 60);
 const ROUNDS = size("BENCH_ROUNDS", 6, 2);
@@ -184,13 +183,16 @@ async function main() {
     dataset: "fr-ban",
     files: [banPath],
     version: "2026-11-29-bench",
+    coverage: undefined, // from the file's size, as the importer decides for a real file
     baseUrl: base,
     token: ADMIN_TOKEN,
     log: console.log,
   });
   // Measured before anything else is indexed: the BAN's index alone.
   const bytes = tableBytes(d1File(join(workDir, "state")));
-  await importAddressDataset({ dataset: "us-zip-codes", baseUrl: base, token: ADMIN_TOKEN, log: console.log });
+  // The package's own version and coverage (both undefined: the importer reads them from the package).
+  const zip = { dataset: "us-zip-codes", version: undefined, coverage: undefined };
+  await importAddressDataset({ ...zip, baseUrl: base, token: ADMIN_TOKEN, log: console.log });
   const indexBytes = bytes.autocomplete_tokens ?? 0;
   const perMillion = Math.round(indexBytes / (ADDRESSES / 1_000_000));
   console.log(
@@ -267,19 +269,9 @@ async function main() {
     autocomplete_p99_ms: complete.p99_ms,
     index_bytes_per_million_addresses: perMillion,
   };
-  console.log(
-    `\n[bench] autocomplete: ${Object.entries(figures)
-      .map(([k, v]) => `${k} ${v}`)
-      .join(", ")}`,
-  );
-  const problems = [
-    ...failures,
-    ...Object.entries(figures).flatMap(([k, v]) => (Number.isFinite(v) && v > 0 ? [] : [`${k} is ${v}`])),
-  ];
-  console.log(
-    problems.length ? `[bench:check] autocomplete FAILED: ${problems.join("; ")}` : "[bench:check] autocomplete ok",
-  );
-  if (problems.length) return 1;
+  // Each failure is a route that answered other than 200, or a step that went wrong: the run is not believed.
+  const checked = checkRun({ bench: "autocomplete", figures, errored: failures.length });
+  if (checked) return checked;
   if (process.env.BENCH_ENFORCE === "1" && ratio > TARGET_RATIO) return 1;
   return 0;
 }

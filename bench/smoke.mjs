@@ -22,6 +22,7 @@ requireNode22();
 export const BENCHES = {
   "account-object": {},
   address: {},
+  autocomplete: {},
   bulk: {},
   capacity: {},
   consistency: {},
