@@ -47,8 +47,8 @@ export const ipListRoutes = (scope: MiddlewareHandler<AppEnv>) =>
         tag: "IP lists",
         summary: "The account's allow and deny lists, oldest first",
         description:
-          "The account's own IP lists. An IP answer names the list holding the address or its AS (`list`, a deny list " +
-          "over an allow list); a deny list adds to the risk (`deny_list`). Free.",
+          "The account's own IP lists. An IP answer names the list holding the address or its AS (`list`, a deny " +
+          "list over an allow list); a deny list adds to the risk (`deny_list`). Free.",
         response: z.object({ lists: z.array(listSchema) }),
         meta: z.object({ total: z.int(), max_lists: z.int() }),
       }),
@@ -65,7 +65,8 @@ export const ipListRoutes = (scope: MiddlewareHandler<AppEnv>) =>
         tag: "IP lists",
         summary: `Create an allow or deny list (at most ${MAX_LISTS_PER_ACCOUNT} per account)`,
         description:
-          "Creates a list of addresses and CIDR ranges (IPv4 and IPv6). Applies to lookups from the next request. Free.",
+          "Creates a list of addresses and CIDR ranges (IPv4 and IPv6). Applies to lookups from the next request. " +
+          "Free.",
         status: 201,
         response: listResponse,
         errors: ["IP_LIST_LIMIT_REACHED"],
