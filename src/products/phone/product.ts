@@ -124,6 +124,7 @@ export const phone: Product<PhoneItem, PhoneResult> = {
   samples: TEST_PHONE_NUMBERS,
   refreshable: phoneRefreshable,
   datasets: [...PHONE_DATASET_NAMES, ...PHONE_NETWORK_DATASETS],
+  partners: PHONE_NETWORK_DATASETS,
 };
 
 /**
