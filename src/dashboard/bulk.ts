@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { database } from "../db/client";
 import { findAccountJob, jobViewOf, jobViews, listAccountJobs, type JobRow, type JobView } from "../engines/bulk/jobs";
 import type { Product } from "../engines/product";
-import { admitPending, admitRedelivery } from "../auth/admit";
+import { admitPending, admitRedelivery } from "../limits/admit";
 import { Admission } from "../limits/admission";
 import { randomToken } from "../platform/tokens";
 import { productNamed, productNames } from "../products/registry";

@@ -10,7 +10,7 @@ import { mintSecret } from "../engines/webhooks/secret";
 import { ok } from "../http/envelope";
 import { describe } from "../http/openapi";
 import { jsonBody } from "../http/validation";
-import { admitRequest } from "../auth/admit";
+import { admitRequest } from "../limits/admit";
 import { limitHit } from "../limits/admission";
 import { deliver, DELIVERY_ID_HEADER } from "../platform/webhooks";
 import type { AppEnv } from "../types";
