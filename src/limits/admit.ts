@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import type { LimitHit } from "../../durable-objects/account-credits";
+import type { LimitHit } from "../../durable-objects/account-object";
 import { accountEntry } from "../engines/credits/credits";
 import { Admission, rateLimitRefusal, redeliveryHit } from "./admission";
 import type { AppEnv } from "../types";

@@ -1,4 +1,4 @@
-import type { StoredKeyed } from "../../../durable-objects/account-credits";
+import type { StoredKeyed } from "../../../durable-objects/account-object";
 import { envOf, type Database } from "../../db/client";
 import { creditsStub } from "../credits/credits";
 import { currentRows, type KeyedTable, type KeyVersion } from "../rekey";

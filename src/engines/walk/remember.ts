@@ -1,4 +1,4 @@
-import type { ListsWrite } from "../../../durable-objects/account-credits";
+import type { ListsWrite } from "../../../durable-objects/account-object";
 import type { Paid, WalkItem, WalkState } from "./state";
 
 const freshAnswers = <In, Out>(paid: Paid<In, Out>) =>
