@@ -3,7 +3,7 @@
 //
 // Every authenticated request makes one call to its account's object before its product work (a paid one makes a
 // second, the settle, after it), so this object is the ceiling of one account's request rate. This bench calls the real
-// class (durable-objects/account-credits.ts) from a driver Worker (bench/lib/account-object-driver.ts) run by
+// class (durable-objects/account-object.ts) from a driver Worker (bench/lib/account-object-driver.ts) run by
 // `wrangler dev` with a config of its own (one binding: the object, SQLite storage on local disk): no HTTP per call, no
 // router, no D1, so the figure is the object's own on this machine. Cloudflare's replicated storage adds write latency
 // to a paid request's calls, not CPU per call.
@@ -64,10 +64,10 @@ async function main() {
       'compatibility_flags = ["nodejs_compat"]',
       "[[durable_objects.bindings]]",
       'name = "CREDITS"',
-      'class_name = "AccountCredits"',
+      'class_name = "AccountObject"',
       "[[migrations]]",
       'tag = "v1"',
-      'new_sqlite_classes = ["AccountCredits"]',
+      'new_sqlite_classes = ["AccountObject"]',
       // The class reads D1 when an alarm records an unfinished request (never here) and once to move old-layout lists.
       "[[d1_databases]]",
       'binding = "DB"',

@@ -5,8 +5,8 @@ import { answerWrongMethods } from "./http/method-not-allowed";
 import { recordRequests } from "./http/request-log";
 import { requestId } from "./http/request-id";
 import { traceAnswer } from "./http/trace-answer";
+import { secretKey } from "./auth/secret-key";
 import { accountRoutes } from "./routes/account";
-import { ipListRoutes } from "./routes/ip-lists";
 import { restLookupRoutes } from "./routes/rest-lookups";
 import { productEngineRoutes } from "./routes/products";
 import { adminAccountRoutes } from "./routes/admin/accounts";
@@ -57,7 +57,9 @@ app.route(
 );
 app.route("/api/v1", accountRoutes);
 app.route("/api/v1", restLookupRoutes());
-app.route("/api/v1", ipListRoutes);
+// Each product's own account routes (IP's lists), from its registry entry.
+for (const { name, surface } of registeredProducts())
+  if (surface.api) app.route("/api/v1", surface.api(secretKey({ scope: name })));
 app.route("/api/v1", productEngineRoutes());
 app.route("/api/v1", statusRoutes);
 app.route("/api/v1", webhookRoutes({ productNamed, monitoredProduct }));

@@ -1,12 +1,12 @@
-// The driver of `npm run bench:account-object`: a Worker with one binding, the account's object (AccountCredits, the
+// The driver of `npm run bench:account-object`: a Worker with one binding, the account's object (AccountObject, the
 // real class), that calls it the way requests do, `calls` times with `concurrency` calls in flight, and answers how
 // long that took. Run by bench/account-object.mjs under `wrangler dev` with a config of its own.
-import type { AdmissionRequest } from "../../durable-objects/account-credits";
+import type { AdmissionRequest } from "../../durable-objects/account-object";
 
-export { AccountCredits } from "../../durable-objects/account-credits";
+export { AccountObject } from "../../durable-objects/account-object";
 
 interface DriverEnv {
-  CREDITS: DurableObjectNamespace<import("../../durable-objects/account-credits").AccountCredits>;
+  CREDITS: DurableObjectNamespace<import("../../durable-objects/account-object").AccountObject>;
   DB: D1Database;
 }
 

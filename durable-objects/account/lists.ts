@@ -1,7 +1,7 @@
 import { type SuppressionSql, suppressionOf } from "./list-pages";
 import type { ListsWrite, StoredKeyed, StoredSuppression, SuppressionEntry } from "./list-types";
 
-/** Repeat markers answer 7 days; history is kept 90 (src/engines/repeats/store.ts, src/engines/lists/history.ts). */
+/** Repeat markers answer 7 days; history is kept 90 (src/engines/lists/account-lists.ts, lists/history.ts). */
 const REPEAT_WINDOW_MS = 7 * 86_400_000;
 const HISTORY_RETENTION_MS = 90 * 86_400_000;
 /** Expired rows are pruned on a list call at most this often (a cheap indexed delete, not on every answer). */

@@ -8,7 +8,7 @@ import { attachDoc } from "../http/openapi";
 import { limitHit } from "../limits/admission";
 import { requestSource } from "../limits/source";
 import type { AppEnv } from "../types";
-import { admitRequest, expectAdmission } from "./admit";
+import { admitRequest, expectAdmission } from "../limits/admit";
 import { confirmChallenge } from "./challenge";
 import { findKeyByHash } from "./key-lookup";
 import { sha256Hex } from "../platform/tokens";

@@ -20,10 +20,3 @@ export async function admitSandbox(c: Context<AppEnv>, endpointAllowed: boolean)
   }
   c.set("principal", { kind: "sandbox" });
 }
-
-/** For sandbox-enabled lookups: the looked-up value must be one of the documented samples. */
-export function assertSandboxValue(c: Context<AppEnv>, isSample: boolean): void {
-  if (c.var.principal?.kind === "sandbox" && !isSample) {
-    throw new ApiError("SANDBOX_VALUE_NOT_ALLOWED", "The sandbox key only answers the documented sample values.");
-  }
-}

@@ -3,7 +3,7 @@ import { ApiError } from "../http/errors";
 import { attachDoc } from "../http/openapi";
 import { limitHit } from "../limits/admission";
 import type { AppEnv } from "../types";
-import { admitRequest, expectAdmission } from "./admit";
+import { admitRequest, expectAdmission } from "../limits/admit";
 import { checkSecretKey } from "./check-secret-key";
 import { SANDBOX_KEY } from "./keys";
 import { admitSandbox } from "./sandbox";

@@ -3,7 +3,7 @@ import { database } from "../db/client";
 import { findAccountJob, jobViewOf, jobViews, listAccountJobs, type JobRow, type JobView } from "../engines/bulk/jobs";
 import type { Product } from "../engines/product";
 import { isGoing } from "../engines/bulk/run-actions";
-import { admitPending, admitRedelivery } from "../auth/admit";
+import { admitPending, admitRedelivery } from "../limits/admit";
 import { Admission } from "../limits/admission";
 import { randomToken } from "../platform/tokens";
 import { productNamed, productNames } from "../products/registry";

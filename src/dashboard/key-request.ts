@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { admitPending } from "../auth/admit";
+import { admitPending } from "../limits/admit";
 import { checkSecretKey, type SecretPrincipal } from "../auth/check-secret-key";
 import { ERROR_STATUS, type ErrorCode } from "../http/errors";
 import { logRequest } from "../http/request-log";

@@ -1,4 +1,4 @@
-import type { LedgerRow } from "../../durable-objects/account-credits";
+import type { LedgerRow } from "../../durable-objects/account-object";
 
 /** What made a ledger row, and the dashboard page that shows it. */
 export interface LedgerLink {

@@ -1,4 +1,4 @@
-import type { LedgerRow } from "../../durable-objects/account-credits";
+import type { LedgerRow } from "../../durable-objects/account-object";
 import { database } from "../db/client";
 import type { RequestRecord } from "../db/request-log";
 import { dailyRequests } from "../db/usage";

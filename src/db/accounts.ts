@@ -14,7 +14,7 @@ export async function accountEmailTaken(db: Database, email: string): Promise<bo
   return (await db.select({ id: accounts.id }).from(accounts).where(eq(accounts.email, email)).get()) !== undefined;
 }
 
-/** Creates an account row; its plan and credits live in the AccountCredits Durable Object, not here. */
+/** Creates an account row; its plan and credits live in the AccountObject Durable Object, not here. */
 export async function insertAccount(
   db: Database,
   account: { id: string; email: string; emailVerified: boolean; createdAt: number },

@@ -1,4 +1,4 @@
-import type { AdmissionRequest, Entered, LimitHit } from "../../durable-objects/account-credits";
+import type { AdmissionRequest, Entered, LimitHit } from "../../durable-objects/account-object";
 import { ApiError, rateLimited } from "../http/errors";
 import { LIMITS, type LimitName } from "./limiter";
 

@@ -1,4 +1,4 @@
-import { cidrContains, formatCidr, parseCidr, parseIp, type Cidr, type IpAddress } from "./ip-address";
+import { cidrContains, formatCidr, parseCidr, type Cidr, type IpAddress } from "./ip-address";
 import registry from "./special-purpose-addresses.json";
 
 /**
@@ -97,9 +97,3 @@ export function classifyAddress(ip: IpAddress): Classification {
 const LOOPBACK = new Set(["127.0.0.0/8", "::1/128"]);
 
 export const isLoopback = (ip: IpAddress) => LOOPBACK.has(classifyAddress(ip).range?.cidr ?? "");
-
-/** Classifies address text; null when it is not an address. */
-export function classify(text: string): Classification | null {
-  const ip = parseIp(text);
-  return ip === null ? null : classifyAddress(ip);
-}

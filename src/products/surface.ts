@@ -1,4 +1,4 @@
-import type { Hono } from "hono";
+import type { Hono, MiddlewareHandler } from "hono";
 import type { Coverage } from "../db/coverage";
 import type { OperationExample } from "../http/openapi";
 import type { AppEnv } from "../types";
@@ -55,6 +55,12 @@ export interface ProductSurface {
    * product because only it knows its rows' shapes and stores (docs/architecture.md, "A product's surface").
    */
   admin?: Hono<AppEnv>;
+  /**
+   * Account routes of its own beside its lookups (IP's allow and deny lists), mounted under /api/v1 before the
+   * lookups' `/{value}` catch-all; `keyed` is the secret-key check for the product's scope (auth reads the registry, so
+   * it is handed in rather than imported).
+   */
+  api?: (keyed: MiddlewareHandler<AppEnv>) => Hono<AppEnv>;
   /** Datasets bundled with the Worker, listed by `GET /status/data` beside the installed ones. */
   bundled?: readonly BundledDataset[];
 }

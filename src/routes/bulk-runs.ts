@@ -14,7 +14,7 @@ import { describe } from "../http/openapi";
 import { productOperationId } from "../http/operation-ids";
 import { pathParams, queryParams } from "../http/validation";
 import { dateOrTimestamp, page, PER_PAGE } from "../http/time";
-import { admitRedelivery } from "../auth/admit";
+import { admitRedelivery } from "../limits/admit";
 import { bulkResults, pollBulk } from "../surfaces/bulk-acts";
 import { actOf, answerOf, apiErrorOf } from "./rest-act";
 import type { AppEnv } from "../types";

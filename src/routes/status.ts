@@ -5,6 +5,7 @@ import { database } from "../db/client";
 import { coverageBody, type Coverage } from "../db/coverage";
 import { loadedDatasets } from "../db/datasets";
 import { refreshViews } from "../engines/datasets/schedule";
+import { refreshableDatasets } from "../products/refreshable";
 import { ok } from "../http/envelope";
 import { describe } from "../http/openapi";
 import { RDAP_BOOTSTRAP_RECORDS, RDAP_BOOTSTRAP_VERSION } from "../platform/rdap";
@@ -81,7 +82,7 @@ export const statusRoutes = new Hono<AppEnv>().get(
   secretKey(),
   async (c) => {
     const rows = await loadedDatasets(database(c.env));
-    const refreshed = await refreshViews(c.env, Date.now(), rows);
+    const refreshed = await refreshViews(c.env, Date.now(), refreshableDatasets(), rows);
     const refresh = new Map(refreshed.map((r) => [r.name, r.refresh]));
     const loaded = rows.map((d) => ({
       name: d.name,

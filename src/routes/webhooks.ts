@@ -3,17 +3,20 @@ import { z } from "zod";
 import { secretKey } from "../auth/secret-key";
 import { deliveryConfig } from "../engines/webhooks/config";
 import { assertWebhookUrl } from "../http/webhook-url";
-import { EVENTS } from "../engines/webhooks/events";
+import { eventNames } from "../engines/webhooks/events";
+import { registeredProducts } from "../products/registry";
 import { sampleBody, type SampleProducts } from "../engines/webhooks/samples";
 import { mintSecret } from "../engines/webhooks/secret";
 import { ok } from "../http/envelope";
 import { describe } from "../http/openapi";
 import { jsonBody } from "../http/validation";
-import { admitRequest } from "../auth/admit";
+import { admitRequest } from "../limits/admit";
 import { limitHit } from "../limits/admission";
 import { deliver, DELIVERY_ID_HEADER } from "../platform/webhooks";
 import type { AppEnv } from "../types";
 
+/** The events of the registered products (the registry is the one list of products; engines are handed it). */
+const EVENTS = eventNames(registeredProducts()) as [string, ...string[]];
 const testBody = z.object({ url: z.url().max(2048), event: z.enum(EVENTS) });
 
 const keyId = (c: Context<AppEnv>) => (c.var.principal?.kind === "secret" ? c.var.principal.keyId : "");

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { AccountSnapshot, LedgerRow } from "../../durable-objects/account-credits";
+import type { AccountSnapshot, LedgerRow } from "../../durable-objects/account-object";
 import { accountFieldsOf, type AccountFields } from "../auth/key-lookup";
 import { database } from "../db/client";
 import { accountEntry } from "../engines/credits/credits";

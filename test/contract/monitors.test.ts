@@ -11,7 +11,8 @@ import { accountRecipients } from "../../src/engines/mail/recipients";
 import { createMonitor } from "../../src/engines/monitors/edit";
 import { monitorFamily, runMonitor } from "../../src/engines/monitors/run";
 import type { WebhookEvents } from "../../src/engines/monitors/schedule";
-import { baselinesOf, monitorById } from "../../src/engines/monitors/store";
+import { splitBaseline } from "../../src/engines/monitors/change-reason";
+import { monitorById, storedBaselines } from "../../src/engines/monitors/store";
 import type { Product } from "../../src/engines/product";
 import { makeLei } from "../entity-samples";
 import { listMatchers, type ListMatchers } from "../../src/products/ip/lists";
@@ -21,6 +22,10 @@ import { admin } from "../helpers";
 import { caughtFor, waitForMail } from "../mail-catcher";
 import { deliveredAt, WebhookVerifier } from "../webhook-receiver";
 import { FAKE, funded, rand, setUp, subjectsWith, type Funded, type Subject } from "./helpers";
+
+/** The monitor's baselines by entry key: the fields the product observed, as its `compare` takes them. */
+const baselinesOf = async (env: Env, id: number) =>
+  new Map([...(await storedBaselines(env, id))].map(([key, stored]) => [key, splitBaseline(stored).answer]));
 
 const SUBJECTS = subjectsWith((p) => p.monitor);
 beforeAll(() => setUp(SUBJECTS));

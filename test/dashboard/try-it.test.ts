@@ -109,7 +109,9 @@ describe("dashboard: try it", () => {
       const notJson = await browser.submit("/dashboard/try", "/dashboard/try/email", { key: own, body: "{email:" });
       expect(notJson.status).toBe(422);
       expect(await notJson.text()).toContain("body: Must be JSON.");
-      expect((await browser.submit("/dashboard/try", "/dashboard/try/vat", { key: own, body: "{}" })).status).toBe(404);
+      expect(
+        (await browser.submit("/dashboard/try", "/dashboard/try/no-such-product", { key: own, body: "{}" })).status,
+      ).toBe(404);
     },
   );
 

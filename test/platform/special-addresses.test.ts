@@ -6,7 +6,14 @@
  */
 import { describe, expect, it } from "vitest";
 import { isPrivateAddress } from "../../src/platform/private-addresses";
-import { classify, SPECIAL_RANGES } from "../../src/platform/special-addresses";
+import { parseIp } from "../../src/platform/ip-address";
+import { classifyAddress, SPECIAL_RANGES } from "../../src/platform/special-addresses";
+
+/** Classifies address text; null when it is not an address. */
+function classify(text: string) {
+  const ip = parseIp(text);
+  return ip === null ? null : classifyAddress(ip);
+}
 import { ADDRESS_SPACE, IPV4_SPECIAL, IPV6_SPECIAL, PUBLIC } from "../fixtures/iana-special-registries.mjs";
 
 const ALL = [...IPV4_SPECIAL, ...IPV6_SPECIAL, ...ADDRESS_SPACE];

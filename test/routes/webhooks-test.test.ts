@@ -1,13 +1,15 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { EVENTS } from "../../src/engines/webhooks/events";
+import { eventNames } from "../../src/engines/webhooks/events";
 import { sampleBody } from "../../src/engines/webhooks/samples";
-import { monitoredProduct, productNamed } from "../../src/products/registry";
+import { monitoredProduct, productNamed, registeredProducts } from "../../src/products/registry";
 import { mintSecret } from "../../src/engines/webhooks/secret";
 import { OLD_SIGNATURE_UNTIL, sign, signatureHeaders } from "../../src/platform/webhooks";
 import { isPrivateAddress } from "../../src/platform/private-addresses";
 import { anotherKey, call, createAccount, json, lookupEmail } from "../helpers";
 import { receivedAt, WebhookVerifier } from "../webhook-receiver";
+
+const EVENTS = eventNames(registeredProducts());
 
 interface TestDelivery {
   delivered: boolean;

@@ -79,9 +79,6 @@ export function refusalReason(ip, { allowLoopback = false } = {}) {
   return refused ? `reserved address (${range.name}, ${range.cidr})` : null;
 }
 
-/** @param {string} ip @param {{ allowLoopback?: boolean }} [options] */
-export const isRefusedAddress = (ip, options) => refusalReason(ip, options) !== null;
-
 function ipv4ToBigInt(text) {
   return text.split(".").reduce((acc, octet) => (acc << 8n) | BigInt(Number(octet)), 0n);
 }

@@ -1,4 +1,4 @@
-import type { LedgerRow } from "../../../durable-objects/account-credits";
+import type { LedgerRow } from "../../../durable-objects/account-object";
 import type { EntryChanges } from "../../engines/monitors/run";
 import type { MonitorRow, MonitorRunRow } from "../../engines/monitors/store";
 import { summarySentence } from "../run-sentence";

@@ -1,4 +1,4 @@
-import type { LedgerRow } from "../../../durable-objects/account-credits";
+import type { LedgerRow } from "../../../durable-objects/account-object";
 import type { DashboardSession } from "../session";
 import { Layout } from "./layout";
 import { LocalTime } from "./local-time";

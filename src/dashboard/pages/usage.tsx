@@ -1,4 +1,4 @@
-import type { LedgerRow } from "../../../durable-objects/account-credits";
+import type { LedgerRow } from "../../../durable-objects/account-object";
 import type { RequestRecord } from "../../db/request-log";
 import type { DashboardSession } from "../session";
 import { UNKNOWN_PRODUCT, type Usage } from "../usage";

@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 /**
- * Times are Unix milliseconds. Money never lives here: balances and the ledger are in the AccountCredits Durable
+ * Times are Unix milliseconds. Money never lives here: balances and the ledger are in the AccountObject Durable
  * Object.
  */
 export const createdAt = () => integer("created_at").notNull();

@@ -4,7 +4,7 @@ import type {
   Entered,
   ReserveRequest,
   ReserveResult,
-} from "../../../durable-objects/account-credits";
+} from "../../../durable-objects/account-object";
 import type { Admission, RateLimitRefusal } from "../../limits/admission";
 import type { Credits, Hold, HoldRequest, Payer } from "./types";
 

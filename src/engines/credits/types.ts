@@ -4,7 +4,7 @@ import type {
   Settlement,
   SettleResult,
   UsageCounter,
-} from "../../../durable-objects/account-credits";
+} from "../../../durable-objects/account-object";
 import type { UnitHoldShape } from "../../../durable-objects/account/unit-outcome";
 import type { Admission, RateLimitRefusal } from "../../limits/admission";
 

@@ -1,6 +1,5 @@
 import { database } from "../../db/client";
 import { loadedDatasets, type Dataset } from "../../db/datasets";
-import { registeredProducts } from "../../products/registry";
 import { earnedCoverage } from "./earned";
 import { runRefreshStep, startRefresh } from "./refresh";
 import type { Coverage, FullFloor, RefreshableDataset, RefreshMessage } from "./refreshable";
@@ -9,12 +8,10 @@ import { failRun, refreshRows, type RefreshRow } from "./state";
 
 /**
  * When refreshes run (the cron dispatch in workers/dataset-refresh) and what they show (`/status/data`, the admin API).
- * A dataset whose URL var is `off` is never refreshed on schedule (an operator who loads it by hand).
+ * A dataset whose URL var is `off` is never refreshed on schedule (an operator who loads it by hand). The datasets are
+ * the registered products' `refreshable`, handed in by the caller (src/products/refreshable.ts): engines read no
+ * registry.
  */
-export const refreshableDatasets = (): RefreshableDataset[] => registeredProducts().flatMap((p) => p.refreshable ?? []);
-
-export const refreshableNamed = (name: string) => refreshableDatasets().find((d) => d.name === name);
-
 /**
  * A run without progress for this long gets its step queued again (a message lost to a crash between commit and send).
  */
@@ -36,10 +33,11 @@ function due(dataset: RefreshableDataset, row: RefreshRow | undefined, now: numb
 export async function refreshDueDatasets(
   env: Env,
   now: number,
+  refreshable: readonly RefreshableDataset[],
 ): Promise<{ started: string[]; nudged: string[]; failed: string[] }> {
   const rows = new Map((await refreshRows(env.DB)).map((r) => [r.name, r]));
   const out = { started: [] as string[], nudged: [] as string[], failed: [] as string[] };
-  for (const dataset of refreshableDatasets()) {
+  for (const dataset of refreshable) {
     const row = rows.get(dataset.name);
     const base = dataset.appliesTo === undefined ? null : rows.get(dataset.appliesTo);
     if (
@@ -70,8 +68,12 @@ export async function refreshDueDatasets(
 }
 
 /** One queue message of a refresh run. */
-export async function handleRefreshMessage(env: Env, message: RefreshMessage): Promise<void> {
-  const dataset = refreshableNamed(message.name);
+export async function handleRefreshMessage(
+  env: Env,
+  message: RefreshMessage,
+  refreshable: readonly RefreshableDataset[],
+): Promise<void> {
+  const dataset = refreshable.find((d) => d.name === message.name);
   if (dataset) await runRefreshStep(env, dataset, message.run);
 }
 
@@ -107,11 +109,16 @@ export interface RefreshedDataset {
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** Every refreshable dataset with its refresh state; `stale` when no success is younger than the dataset's bound. */
-export async function refreshViews(env: Env, now: number, loaded?: Dataset[]): Promise<RefreshedDataset[]> {
+export async function refreshViews(
+  env: Env,
+  now: number,
+  refreshable: readonly RefreshableDataset[],
+  loaded?: Dataset[],
+): Promise<RefreshedDataset[]> {
   const [refreshed, datasets] = await Promise.all([refreshRows(env.DB), loaded ?? loadedDatasets(database(env))]);
   const rows = new Map(refreshed.map((r) => [r.name, r]));
   const installed = new Map(datasets.map((d) => [d.name, d.coverage]));
-  return refreshableDatasets().map((dataset) => {
+  return refreshable.map((dataset) => {
     const row = rows.get(dataset.name);
     const lastSuccess = row?.last_success_at ?? null;
     const current = installed.get(dataset.name);

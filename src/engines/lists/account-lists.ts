@@ -1,4 +1,4 @@
-import type { StoredKeyed } from "../../../durable-objects/account-credits";
+import type { StoredKeyed } from "../../../durable-objects/account-object";
 import { envOf, type Database } from "../../db/client";
 import { creditsStub } from "../credits/credits";
 import { currentRows, type KeyedTable, type KeyVersion } from "../rekey";
@@ -6,6 +6,13 @@ import { currentRows, type KeyedTable, type KeyVersion } from "../rekey";
 /** The account's object, which holds its lists (durable-objects/account/lists.ts), from a `Database` or an env. */
 export const listsOf = (db: Database | Env, accountId: string) =>
   creditsStub("DB" in db && "CREDITS" in db ? (db as Env) : envOf(db as Database), accountId);
+
+/**
+ * The 7-day repeat window of every product, keyed by (product, key) in the account's object (its lists, beside its
+ * money: durable-objects/account/lists.ts): a repeat of a paid (or settled) answer within the window is free. The
+ * object prunes markers past the window itself.
+ */
+export const REPEAT_WINDOW_MS = 7 * 86_400_000;
 
 /** A stored answer as the object keeps it (JSON text), read back. */
 export const parseStored = (text: string | null): unknown => (text === null ? null : JSON.parse(text));

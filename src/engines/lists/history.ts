@@ -1,4 +1,4 @@
-import type { StoredHistory } from "../../../durable-objects/account-credits";
+import type { StoredHistory } from "../../../durable-objects/account-object";
 import type { Database } from "../../db/client";
 import { listsOf } from "./account-lists";
 

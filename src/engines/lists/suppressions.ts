@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { StoredSuppression } from "../../../durable-objects/account-credits";
+import type { StoredSuppression } from "../../../durable-objects/account-object";
 import type { Database } from "../../db/client";
 import type { SuppressingProduct } from "../product";
 import { listsOf, parseStored, rekeyAll } from "./account-lists";

@@ -1,4 +1,4 @@
-import type { Notice, NoticeMessage } from "../../../durable-objects/account-credits";
+import type { Notice, NoticeMessage } from "../../../durable-objects/account-object";
 import { database } from "../../db/client";
 import { escapeHtml } from "./compose";
 import { queueMail } from "./outbox";

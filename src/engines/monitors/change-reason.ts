@@ -1,6 +1,3 @@
-import { DELIVERY_POINT_DATASETS } from "../../platform/delivery-points";
-import { PHONE_NETWORK_DATASETS } from "../../platform/phone-network";
-
 /**
  * Why an entry of a monitor run changed (products.md, "Monitor changes"): read from what the two answers cite, since a
  * run keeps no other record of what moved. Null when the baseline predates this record (nothing to compare with).
@@ -15,19 +12,22 @@ export interface Provenance {
 }
 
 const FEEDBACK = "delivery-feedback";
-const PARTNERS: ReadonlySet<string> = new Set([...DELIVERY_POINT_DATASETS, ...PHONE_NETWORK_DATASETS]);
+
 /**
- * Sources whose version is the time of a check or of the account's own list, not a dataset's release: their version
- * moving says a check ran again (or the account edited its list), which is a recheck, not a dataset update.
+ * What the monitored product declares of the sources its answers cite (its `checked` and `partners`): a checked
+ * source's version is the time of a check or of the account's own list, so its moving says a check ran again (a
+ * recheck, not a dataset update); a partner's is the time it was asked.
  */
-const CHECKS: ReadonlySet<string> = new Set([
-  "live-dns",
-  "rdap-registration",
-  "mailbox-smtp",
-  "ip-lists",
-  "suppression-list",
-  FEEDBACK,
-]);
+export interface SourceKinds {
+  checked: ReadonlySet<string>;
+  partners: ReadonlySet<string>;
+}
+
+/** The product's declared kinds, with the engines' own account sources (suppressions, feedback) as checks. */
+export const sourceKindsOf = (product: { checked?: readonly string[]; partners?: readonly string[] }): SourceKinds => ({
+  checked: new Set([...(product.checked ?? []), "suppression-list", FEEDBACK]),
+  partners: new Set(product.partners ?? []),
+});
 
 const isSource = (s: unknown): s is Provenance["sources"][number] =>
   typeof s === "object" &&
@@ -45,11 +45,10 @@ export function provenanceOf(answer: unknown, suppressed: boolean): Provenance {
 const versions = (p: Provenance) => new Map(p.sources.map((s) => [s.dataset, s.version]));
 
 /** A dataset cited by both answers at different versions (live checks, the account's lists and partners aside). */
-function datasetMoved(before: Provenance, now: Provenance): boolean {
+function datasetMoved(before: Provenance, now: Provenance, kinds: SourceKinds): boolean {
   const was = versions(before);
-  return now.sources.some(
-    (s) => !CHECKS.has(s.dataset) && !PARTNERS.has(s.dataset) && was.has(s.dataset) && was.get(s.dataset) !== s.version,
-  );
+  const released = (dataset: string) => !kinds.checked.has(dataset) && !kinds.partners.has(dataset);
+  return now.sources.some((s) => released(s.dataset) && was.has(s.dataset) && was.get(s.dataset) !== s.version);
 }
 
 /**
@@ -58,13 +57,13 @@ function datasetMoved(before: Provenance, now: Provenance): boolean {
  * answered either time (its version is the time of its check, so a partner cited is a partner asked again); otherwise
  * a fresh check that answered differently.
  */
-export function changeReason(before: Provenance | undefined, now: Provenance): ChangeReason | null {
+export function changeReason(before: Provenance | undefined, now: Provenance, kinds: SourceKinds): ChangeReason | null {
   if (now.suppressed) return "suppressed";
   if (!before) return null;
   const feedbackWas = versions(before).get(FEEDBACK);
   if (now.sources.some((s) => s.dataset === FEEDBACK && s.version !== feedbackWas)) return "feedback";
-  if (datasetMoved(before, now)) return "dataset";
-  if ([...before.sources, ...now.sources].some((s) => PARTNERS.has(s.dataset))) return "partner";
+  if (datasetMoved(before, now, kinds)) return "dataset";
+  if ([...before.sources, ...now.sources].some((s) => kinds.partners.has(s.dataset))) return "partner";
   return "recheck";
 }
 

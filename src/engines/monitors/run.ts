@@ -4,7 +4,14 @@ import { walk, type WalkItem } from "../walk/walk";
 import { enqueueDelivery } from "../webhooks/outbox";
 import { queueMonitorAlert } from "./alert-mail";
 import { shouldPost } from "./schedule";
-import { changeReason, PROVENANCE_KEY, provenanceOf, splitBaseline } from "./change-reason";
+import {
+  changeReason,
+  PROVENANCE_KEY,
+  provenanceOf,
+  sourceKindsOf,
+  splitBaseline,
+  type SourceKinds,
+} from "./change-reason";
 import { recordRun, storedBaselines, type Baseline, type MonitorRow } from "./store";
 import { iso } from "../../db/listing";
 import type { EntryChanges, RunSummary } from "./run-summary";
@@ -59,6 +66,7 @@ function compareItems<In, Out>(
   shape: MonitorShape<In, Out>,
   items: WalkItem<In, Out>[],
   stored: Map<string, Record<string, unknown>>,
+  kinds: SourceKinds,
 ): Compared {
   const out: Compared = { baselines: [], changes: [], flags: {}, newBaselines: 0 };
   const seen = new Set<string>();
@@ -74,7 +82,7 @@ function compareItems<In, Out>(
     else {
       const { answer: baseline, provenance: before } = splitBaseline(kept);
       const changes = shape.compare(baseline, answer);
-      const reason = changeReason(before, provenance);
+      const reason = changeReason(before, provenance, kinds);
       if (changes.length) out.changes.push({ identifier: shape.label(item.data), input: item.input, changes, reason });
       const raised = shape.flags?.(baseline, answer) ?? [];
       if (raised.length) out.flags[shape.label(item.data)] = raised;
@@ -146,7 +154,7 @@ export async function runMonitor<In, Out>(
     now,
   });
   const stored = await storedBaselines(env, monitor.id);
-  const compared = compareItems(shape, run.items, stored);
+  const compared = compareItems(shape, run.items, stored, sourceKindsOf(product));
   const summary: RunSummary = {
     checked: run.items.length,
     ...tallies(shape, run.items),

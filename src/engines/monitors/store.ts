@@ -3,7 +3,6 @@ import { and, count, desc, eq, inArray, lte, notInArray, sql } from "drizzle-orm
 import { chunks, MAX_PARAMS } from "../../db/chunks";
 import { database } from "../../db/client";
 import { monitorBaselines, monitorRuns, monitors } from "../../db/schema";
-import { splitBaseline } from "./change-reason";
 
 /**
  * Every D1 query of the monitor engine. A monitor belongs to one account and one product; routes reach it only through
@@ -109,12 +108,6 @@ export async function deleteMonitor(env: Env, id: number): Promise<void> {
 export async function storedBaselines(env: Env, id: number): Promise<Map<string, Record<string, unknown>>> {
   const rows = await database(env).select().from(monitorBaselines).where(eq(monitorBaselines.monitorId, id));
   return new Map(rows.map((b) => [b.entryKey, b.answer as Record<string, unknown>]));
-}
-
-/** The monitor's baselines by entry key: the fields the product observed, as its `compare` takes them. */
-export async function baselinesOf(env: Env, id: number): Promise<Map<string, Record<string, unknown>>> {
-  const stored = await storedBaselines(env, id);
-  return new Map([...stored].map(([key, answer]) => [key, splitBaseline(answer).answer]));
 }
 
 /** PATCH rule 2: baselines of entries no longer listed are dropped; entries that stay keep theirs. */

@@ -1,4 +1,4 @@
-import type { UsageCounter } from "../../../durable-objects/account-credits";
+import type { UsageCounter } from "../../../durable-objects/account-object";
 import type { LatestFeedback } from "../lists/feedback-shape";
 
 /**

@@ -14,8 +14,13 @@ export interface BulkProduct<In = unknown, Out = unknown> extends WalkProduct<In
   bulk?: BulkShape<Out>;
 }
 
-/** Monitors: each run goes through the walk, and compares the answers with the baseline. */
-export interface MonitorProduct<In = unknown, Out = unknown> extends WalkProduct<In, Out> {
+/**
+ * Monitors: each run goes through the walk, and compares the answers with the baseline (why an entry changed read from
+ * the sources the product declares `checked` and `partners`).
+ */
+export interface MonitorProduct<In = unknown, Out = unknown>
+  extends WalkProduct<In, Out>,
+    Pick<DatasetProduct, "checked" | "partners"> {
   monitor?: MonitorShape<In, Out>;
 }
 
@@ -31,6 +36,13 @@ export interface DatasetProduct {
   datasets: readonly string[];
   /** Datasets the scheduled refresh keeps current from their publishers (src/engines/datasets/refreshable.ts). */
   refreshable?: readonly RefreshableDataset[];
+  /**
+   * Of `datasets`, those whose version is the time of a check or of the account's own list (live DNS, a mailbox check,
+   * the account's IP lists): a monitor reads their moving as a recheck, not a dataset released anew.
+   */
+  checked?: readonly string[];
+  /** Of `datasets`, those a partner answers (its version is when it was asked): a monitor's `partner` change reason. */
+  partners?: readonly string[];
 }
 
 /** Email only: its own events and queue messages. */

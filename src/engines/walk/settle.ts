@@ -1,4 +1,4 @@
-import type { ListsWrite, UsageCounter } from "../../../durable-objects/account-credits";
+import type { ListsWrite, UsageCounter } from "../../../durable-objects/account-object";
 import { unitOutcome, type UnitOutcome } from "../../../durable-objects/account/unit-outcome";
 import type { Settled } from "../credits/credits";
 import { listsOf } from "../lists/account-lists";

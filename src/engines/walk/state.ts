@@ -1,4 +1,4 @@
-import type { UsageCounter } from "../../../durable-objects/account-credits";
+import type { UsageCounter } from "../../../durable-objects/account-object";
 import type { UnitHoldShape } from "../../../durable-objects/account/unit-outcome";
 import type { Credits, Hold, Payer, StopReason } from "../credits/credits";
 import type { Looked, WalkProduct, ProductContext, WalkOptions } from "../product";

@@ -1,5 +1,4 @@
 import type { Product } from "../product";
-import { registeredProducts } from "../../products/registry";
 
 /**
  * The events a set of products posts (spec, "Events"), derived from what each declares: `bulk_<name>_job.finished` for
@@ -16,11 +15,6 @@ export function eventNames(products: readonly Product[]): string[] {
     ...products.flatMap((p) => (p.companions ?? []).flatMap(monitorEvent)),
   ];
 }
-
-/**
- * The events of the registered products (the registry is the one list of products; engines read it, never a product).
- */
-export const EVENTS = eventNames(registeredProducts()) as [string, ...string[]];
 
 /** One of the event names in EVENTS. */
 export type EventName = string;

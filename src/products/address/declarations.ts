@@ -1,26 +1,17 @@
 import { z } from "zod";
 import { lookupRoute, type Invalid, type LookupDeclarations } from "../../engines/lookup-declarations";
-import {
-  postcodeListing,
-  streetListing,
-  type Listed,
-  type Place,
-  type PostcodeListing,
-  type StreetListing,
-} from "./listings";
+import { postcodeListing, streetListing, type Listed, type Place } from "./listings";
 import { isCountry } from "./postcodes";
-import type { AddressInput, AddressResult } from "./result";
 import {
   addressResultSchema,
-  countrySchema,
-  deliveryPointOption,
-  listItem,
-  NO_COUNTRY,
   postcodeListingSchema,
   streetListingSchema,
-  withCountry,
-  type ListItem,
-} from "./schemas";
+  type AddressInput,
+  type AddressResult,
+  type PostcodeListing,
+  type StreetListing,
+} from "./result";
+import { countrySchema, deliveryPointOption, listItem, NO_COUNTRY, withCountry, type ListItem } from "./schemas";
 
 export const singleBody = z.object({ address: listItem, country: countrySchema.optional() });
 export const batchBody = z.object({

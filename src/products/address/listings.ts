@@ -7,6 +7,7 @@ import { ADDRESS_DATASET_NAMES, isAddressDatasetName } from "./datasets";
 import { canonicalPostcode, postcodeShapeValid, referenceKey } from "./postcodes";
 import { findPostcodes, installedDatasets, listStreets, placeOf, type Installed, type StoredPostcode } from "./store";
 import { installedSource } from "../../engines/sources";
+import type { PostcodeListing, StreetListing } from "./result";
 
 /**
  * `GET /address/postcode/{postcode}` and `GET /address/streets` as products of their own for the walk: they share the
@@ -17,22 +18,6 @@ import { installedSource } from "../../engines/sources";
 export interface Place {
   postcode: string;
   country: string;
-}
-
-export interface PostcodeListing {
-  postcode: string;
-  country: string;
-  found: boolean;
-  localities: { name: string; region: string | null; latitude: number | null; longitude: number | null }[];
-  sources: Source[];
-}
-
-export interface StreetListing {
-  country: string;
-  postcode: string;
-  streets: { name: string; locality: string | null }[];
-  truncated: boolean;
-  sources: Source[];
 }
 
 export interface Listed<T> {

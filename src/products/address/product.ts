@@ -177,4 +177,5 @@ export const address: Product<AddressInput, AddressResult> = {
     TEST_SOURCE.dataset,
     ...DELIVERY_POINT_DATASETS,
   ],
+  partners: DELIVERY_POINT_DATASETS,
 };

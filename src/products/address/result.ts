@@ -1,6 +1,7 @@
-import type { PolicyDecision } from "../../engines/policy/policy";
-import type { Source } from "../../engines/product";
-import type { DeliveryAnswer, DeliveryMatch } from "../../platform/partners/types";
+import { z } from "zod";
+import { policyDecisionSchema } from "../../engines/policy/policy";
+import { sourcesSchema } from "../../engines/sources";
+import type { DeliveryMatch } from "../../platform/partners/types";
 
 /** An address as an object; only `country` is required (ISO 3166-1 alpha-2). */
 export interface AddressFields {
@@ -25,7 +26,6 @@ export const isOneLine = (input: AddressInput): input is OneLineAddress =>
   typeof (input as OneLineAddress).address === "string";
 
 export const VERIFICATIONS = ["verified", "format_only", "invalid"] as const;
-export type Verification = (typeof VERIFICATIONS)[number];
 
 export const PRECISIONS = ["none", "country", "postcode", "locality", "street", "premise"] as const;
 export type Precision = (typeof PRECISIONS)[number];
@@ -56,23 +56,6 @@ export type AddressReason = (typeof ADDRESS_REASONS)[number];
 export const COMPONENTS = ["line1", "locality", "region", "postcode"] as const;
 export type Component = (typeof COMPONENTS)[number];
 
-export interface NormalizedAddress {
-  line1: string | null;
-  line2: string | null;
-  locality: string | null;
-  region: string | null;
-  postcode: string | null;
-  country: string;
-}
-
-export interface Correction {
-  field: Component;
-  from: string | null;
-  to: string;
-}
-
-export type RiskLevel = "low" | "medium" | "high";
-
 export const DELIVERY_MATCHES = [
   "confirmed",
   "confirmed_secondary_ignored",
@@ -80,39 +63,94 @@ export const DELIVERY_MATCHES = [
   "not_confirmed",
 ] as const satisfies readonly DeliveryMatch[];
 
-/** A delivery-point partner's answer (docs/address.md, "Delivery-point check"), as the partner client reads it. */
-export type DeliveryPoint = DeliveryAnswer;
+const part = (max: number) => z.string().max(max).nullish();
 
-/** `data` of an address answer (docs/address.md lists every field). */
-export interface AddressResult {
-  /** The `address` value exactly as sent: an object or the one-line string. */
-  input: AddressFields | string;
-  country: string;
-  valid: boolean;
-  verification: Verification;
-  precision: Precision;
-  address: NormalizedAddress;
-  /** The address in the country's postal format, one line per element, joined with line breaks (no country line). */
-  formatted: string | null;
-  /** Null when no postcode was given, or no format is known for the country. */
-  postcode_format_valid: boolean | null;
-  /** Null when no installed dataset covers the country (or no postcode was given). */
-  postcode_found: boolean | null;
-  locality_matches_postcode: boolean | null;
-  region_matches_postcode: boolean | null;
-  po_box: boolean;
-  corrections: Correction[];
-  missing_components: Component[];
-  geo: { latitude: number; longitude: number; precision: "postcode" } | null;
-  /** Checked by a delivery-point partner, or false on an address delivery feedback suppressed; else null. */
-  deliverable: boolean | null;
-  /** What the delivery-point partner said (`delivery_point: true`); null when not checked. */
-  delivery_point: DeliveryPoint | null;
-  reason: AddressReason | null;
-  risk_score: number;
-  risk_components: Record<string, number>;
-  risk_level: RiskLevel;
-  sources: Source[];
-  /** The account's sending policy decision; null when it has none (stamped by the policy engine on every answer). */
-  policy: PolicyDecision | null;
-}
+/** The parts of an address object (`country` apart: its rule differs between requests and answers). */
+export const fieldShape = {
+  line1: part(200),
+  line2: part(200),
+  locality: part(100),
+  region: part(100),
+  postcode: part(20),
+};
+
+const normalized = z.object({
+  line1: z.string().nullable(),
+  line2: z.string().nullable(),
+  locality: z.string().nullable(),
+  region: z.string().nullable(),
+  postcode: z.string().nullable(),
+  country: z.string(),
+});
+
+/** `data` of an address answer (docs/address.md lists every field); the OpenAPI document is built from it. */
+export const addressResultSchema = z.object({
+  input: z.union([z.string(), z.object({ ...fieldShape, country: z.string() })]),
+  country: z.string(),
+  valid: z.boolean(),
+  verification: z.enum(VERIFICATIONS),
+  precision: z.enum(PRECISIONS),
+  address: normalized,
+  formatted: z.string().nullable(),
+  postcode_format_valid: z.boolean().nullable(),
+  postcode_found: z.boolean().nullable(),
+  locality_matches_postcode: z.boolean().nullable(),
+  region_matches_postcode: z.boolean().nullable(),
+  po_box: z.boolean(),
+  corrections: z.array(z.object({ field: z.enum(COMPONENTS), from: z.string().nullable(), to: z.string() })),
+  missing_components: z.array(z.enum(COMPONENTS)),
+  geo: z.object({ latitude: z.number(), longitude: z.number(), precision: z.literal("postcode") }).nullable(),
+  deliverable: z.boolean().nullable(),
+  delivery_point: z
+    .object({
+      match: z.enum(DELIVERY_MATCHES),
+      vacant: z.boolean().nullable(),
+      residential: z.boolean().nullable(),
+      standardized: z
+        .object({
+          line1: z.string().nullable(),
+          line2: z.string().nullable(),
+          locality: z.string().nullable(),
+          region: z.string().nullable(),
+          postcode: z.string().nullable(),
+        })
+        .nullable(),
+      footnotes: z.array(z.string()),
+    })
+    .nullable(),
+  reason: z.enum(ADDRESS_REASONS).nullable(),
+  risk_score: z.int(),
+  risk_components: z.record(z.string(), z.int()),
+  risk_level: z.enum(["low", "medium", "high"]),
+  sources: sourcesSchema,
+  policy: policyDecisionSchema,
+});
+
+export const postcodeListingSchema = z.object({
+  postcode: z.string(),
+  country: z.string(),
+  found: z.boolean(),
+  localities: z.array(
+    z.object({
+      name: z.string(),
+      region: z.string().nullable(),
+      latitude: z.number().nullable(),
+      longitude: z.number().nullable(),
+    }),
+  ),
+  sources: sourcesSchema,
+});
+
+export const streetListingSchema = z.object({
+  country: z.string(),
+  postcode: z.string(),
+  streets: z.array(z.object({ name: z.string(), locality: z.string().nullable() })),
+  truncated: z.boolean(),
+  sources: sourcesSchema,
+});
+
+export type AddressResult = z.output<typeof addressResultSchema>;
+export type NormalizedAddress = AddressResult["address"];
+export type Correction = AddressResult["corrections"][number];
+export type PostcodeListing = z.output<typeof postcodeListingSchema>;
+export type StreetListing = z.output<typeof streetListingSchema>;

@@ -1,20 +1,14 @@
 import { z } from "zod";
-import { policyDecisionSchema } from "../../engines/policy/policy";
 import { countryCode } from "./parse";
-import { ADDRESS_REASONS, COMPONENTS, DELIVERY_MATCHES, PRECISIONS, VERIFICATIONS, type AddressInput } from "./result";
-import { sourcesSchema } from "../../engines/sources";
+import { fieldShape, type AddressInput } from "./result";
 
-/** Request and response schemas of the address product: they validate requests and build the OpenAPI document. */
+/** Request schemas of the address product (the answers' schemas are in result.ts). */
 
 export const countrySchema = z
   .string()
   .regex(/^[A-Za-z]{2}$/, "Two letters (ISO 3166-1 alpha-2).")
   .transform(countryCode)
   .describe("ISO 3166-1 alpha-2; `UK` reads as `GB`.");
-
-const part = (max: number) => z.string().max(max).nullish();
-
-const fieldShape = { line1: part(200), line2: part(200), locality: part(100), region: part(100), postcode: part(20) };
 
 /** An address object; `country` may come from the request's own `country` instead. */
 export const looseFields = z.object({ ...fieldShape, country: countrySchema.optional() });
@@ -84,80 +78,6 @@ export function withCountry(item: ListItem, fallback: string | null | undefined)
 }
 
 export const NO_COUNTRY = "Give the address's `country`, or the request's `country` for every address that has none.";
-
-const normalized = z.object({
-  line1: z.string().nullable(),
-  line2: z.string().nullable(),
-  locality: z.string().nullable(),
-  region: z.string().nullable(),
-  postcode: z.string().nullable(),
-  country: z.string(),
-});
-
-export const addressResultSchema = z.object({
-  input: z.union([z.string(), z.object({ ...fieldShape, country: z.string() })]),
-  country: z.string(),
-  valid: z.boolean(),
-  verification: z.enum(VERIFICATIONS),
-  precision: z.enum(PRECISIONS),
-  address: normalized,
-  formatted: z.string().nullable(),
-  postcode_format_valid: z.boolean().nullable(),
-  postcode_found: z.boolean().nullable(),
-  locality_matches_postcode: z.boolean().nullable(),
-  region_matches_postcode: z.boolean().nullable(),
-  po_box: z.boolean(),
-  corrections: z.array(z.object({ field: z.enum(COMPONENTS), from: z.string().nullable(), to: z.string() })),
-  missing_components: z.array(z.enum(COMPONENTS)),
-  geo: z.object({ latitude: z.number(), longitude: z.number(), precision: z.literal("postcode") }).nullable(),
-  deliverable: z.boolean().nullable(),
-  delivery_point: z
-    .object({
-      match: z.enum(DELIVERY_MATCHES),
-      vacant: z.boolean().nullable(),
-      residential: z.boolean().nullable(),
-      standardized: z
-        .object({
-          line1: z.string().nullable(),
-          line2: z.string().nullable(),
-          locality: z.string().nullable(),
-          region: z.string().nullable(),
-          postcode: z.string().nullable(),
-        })
-        .nullable(),
-      footnotes: z.array(z.string()),
-    })
-    .nullable(),
-  reason: z.enum(ADDRESS_REASONS).nullable(),
-  risk_score: z.int(),
-  risk_components: z.record(z.string(), z.int()),
-  risk_level: z.enum(["low", "medium", "high"]),
-  sources: sourcesSchema,
-  policy: policyDecisionSchema,
-});
-
-export const postcodeListingSchema = z.object({
-  postcode: z.string(),
-  country: z.string(),
-  found: z.boolean(),
-  localities: z.array(
-    z.object({
-      name: z.string(),
-      region: z.string().nullable(),
-      latitude: z.number().nullable(),
-      longitude: z.number().nullable(),
-    }),
-  ),
-  sources: sourcesSchema,
-});
-
-export const streetListingSchema = z.object({
-  country: z.string(),
-  postcode: z.string(),
-  streets: z.array(z.object({ name: z.string(), locality: z.string().nullable() })),
-  truncated: z.boolean(),
-  sources: sourcesSchema,
-});
 
 /**
  * `delivery_point: true` asks a delivery-point partner (docs/address.md, "Delivery-point check"); secret-key lookups

@@ -1,4 +1,5 @@
-import type { Source } from "../../engines/product";
+import { z } from "zod";
+import { sourcesSchema } from "../../engines/sources";
 
 export const SIGNAL_NAMES = ["email", "phone", "ip", "address", "entity"] as const;
 export type SignalName = (typeof SIGNAL_NAMES)[number];
@@ -38,72 +39,95 @@ export type CheckResult = (typeof CHECK_RESULTS)[number];
 export const LEVELS = ["consistent", "mixed", "inconsistent"] as const;
 export type Level = (typeof LEVELS)[number];
 
-/** The fields of each signal the checks read (null: the signal was not given). */
-export interface Signals {
-  email: {
-    email: string;
-    valid: boolean;
-    domain: string | null;
-    tld_country: string | null;
-    free_provider: boolean;
-    disposable: boolean;
-  } | null;
-  phone: {
-    phone: string;
-    valid: boolean;
-    e164: string | null;
-    country: string | null;
-    line_type: string;
-    /** `network` when a network partner answered (`network: true`), else `numbering_plan`. */
-    line_type_source: LineTypeSource;
-  } | null;
-  ip: {
-    ip: string;
-    valid: boolean;
-    reserved: boolean;
-    placed: boolean;
-    country: string | null;
-    anonymous: boolean | null;
-    tor: boolean | null;
-    hosting: boolean | null;
-  } | null;
-  address: {
-    country: string;
-    country_supported: boolean;
-    postcode: string | null;
-    locality: string | null;
-    postcode_found: boolean | null;
-    locality_matches_postcode: boolean | null;
-  } | null;
-  entity: { identifier: string; found: boolean; name: string | null; country: string | null } | null;
-}
-
 export const LINE_TYPE_SOURCES = ["network", "numbering_plan"] as const;
-export type LineTypeSource = (typeof LINE_TYPE_SOURCES)[number];
 
 export type FieldValue = string | boolean | null;
 
-export interface Check {
-  name: CheckName;
-  result: CheckResult;
-  weight: number;
-  /** Each signal field the check read, as `signal.field` -> its value in `signals`. */
-  decided_by: Record<string, FieldValue>;
-  reason: string;
-}
+const country = z.string().nullable();
 
-/** `data` of a consistency answer (docs/consistency.md lists every field). */
-export interface ConsistencyResult {
-  signals: Signals;
-  checks: Check[];
-  agreements: CheckName[];
-  disagreements: CheckName[];
-  score: number | null;
-  level: Level | null;
-  risk_score: number;
-  risk_level: "low" | "medium" | "high";
-  risk_components: Record<string, number>;
-  /** `partner_unavailable` when `network: true` was asked and no network partner answered (the call is then free). */
-  reason: "partner_unavailable" | "sample_data" | null;
-  sources: Source[];
-}
+/** The fields of each signal the checks read (null: the signal was not given). */
+export const signalsSchema = z.object({
+  email: z
+    .object({
+      email: z.string(),
+      valid: z.boolean(),
+      domain: z.string().nullable(),
+      tld_country: country,
+      free_provider: z.boolean(),
+      disposable: z.boolean(),
+    })
+    .nullable(),
+  phone: z
+    .object({
+      phone: z.string(),
+      valid: z.boolean(),
+      e164: z.string().nullable(),
+      country,
+      line_type: z.string(),
+      line_type_source: z
+        .enum(LINE_TYPE_SOURCES)
+        .describe("`network` when a network partner reported the line type (`network: true`), else `numbering_plan`."),
+    })
+    .nullable(),
+  ip: z
+    .object({
+      ip: z.string(),
+      valid: z.boolean(),
+      reserved: z.boolean(),
+      placed: z.boolean(),
+      country,
+      anonymous: z.boolean().nullable(),
+      tor: z.boolean().nullable(),
+      hosting: z.boolean().nullable(),
+    })
+    .nullable(),
+  address: z
+    .object({
+      country: z.string(),
+      country_supported: z.boolean(),
+      postcode: z.string().nullable(),
+      locality: z.string().nullable(),
+      postcode_found: z.boolean().nullable(),
+      locality_matches_postcode: z.boolean().nullable(),
+    })
+    .nullable(),
+  entity: z.object({ identifier: z.string(), found: z.boolean(), name: z.string().nullable(), country }).nullable(),
+});
+
+export const checkSchema = z.object({
+  name: z.enum(CHECK_NAMES),
+  result: z.enum(CHECK_RESULTS),
+  weight: z.int(),
+  decided_by: z
+    .record(z.string(), z.union([z.string(), z.boolean(), z.null()]))
+    .describe('Each signal field the check read, by `signal.field`: `{"phone.country": "GB", "ip.country": "FR"}`.'),
+  reason: z.string(),
+});
+
+/** `data` of a consistency answer (docs/consistency.md lists every field); the OpenAPI document is built from it. */
+export const consistencyResultSchema = z.object({
+  signals: signalsSchema,
+  checks: z.array(checkSchema),
+  agreements: z.array(z.enum(CHECK_NAMES)),
+  disagreements: z.array(z.enum(CHECK_NAMES)),
+  score: z
+    .int()
+    .nullable()
+    .describe("round(100 * sum(weight of agree) / sum(weight of agree + disagree)); null when no check was decided."),
+  level: z.enum(LEVELS).nullable(),
+  risk_score: z.int(),
+  risk_level: z.enum(["low", "medium", "high"]),
+  risk_components: z.record(z.string(), z.int()),
+  reason: z
+    .enum(["partner_unavailable", "sample_data"])
+    .nullable()
+    .describe(
+      "`partner_unavailable` when `network: true` was asked and no network partner answered: the call is free; " +
+        "else `sample_data` when a signal's own answer was decided by a synthetic sample (its reason says so).",
+    ),
+  sources: sourcesSchema,
+});
+
+export type Signals = z.output<typeof signalsSchema>;
+export type Check = z.output<typeof checkSchema>;
+export type ConsistencyResult = z.output<typeof consistencyResultSchema>;

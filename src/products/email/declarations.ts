@@ -2,9 +2,7 @@ import { z } from "zod";
 import { lookupRoute, type LookupDeclarations } from "../../engines/lookup-declarations";
 import type { WalkOptions } from "../../engines/product";
 import { emailDomain } from "./domain-product";
-import type { DomainResult } from "./domain";
-import type { EmailResult } from "./result";
-import { domainResultSchema, emailResultSchema } from "./schemas";
+import { domainResultSchema, emailResultSchema, type DomainResult, type EmailResult } from "./result";
 import { scheduleRecheck } from "./settle";
 
 const lookupOptions = {

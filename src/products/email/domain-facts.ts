@@ -2,6 +2,7 @@ import { joinTxt, parseMx, resolve, type MxRecord } from "../../platform/doh";
 import { ageInDays, registration } from "../../platform/rdap";
 import { liveSource, type Source } from "../../engines/sources";
 import { mxProviderPatterns } from "./datasets";
+import type { DmarcPolicy } from "./result";
 
 /** What DNS and RDAP say about a mail domain. Null fields are unknown (the resolver or registry did not answer). */
 export interface DomainFacts {
@@ -15,7 +16,7 @@ export interface DomainFacts {
   mxHosts: MxRecord[];
   mxProvider: string | null;
   hasSpf: boolean | null;
-  dmarcPolicy: string | null;
+  dmarcPolicy: DmarcPolicy | null;
   /** A DMARC policy was found (false: the `_dmarc` query was answered without one; null: it got no answer). */
   hasDmarc: boolean | null;
   registeredAt: string | null;
@@ -59,7 +60,9 @@ async function spfAndDmarc(config: DnsConfig, domain: string) {
   const hasSpf = txt.status === "error" ? null : txt.records.map(joinTxt).some((r) => /^v=spf1(\s|$)/i.test(r));
   const record = dmarc.records.map(joinTxt).find((r) => /^v=DMARC1\s*(;|$)/i.test(r));
   const policy = record
-    ? (/(?:^|;)\s*p\s*=\s*(none|quarantine|reject)\s*(;|$)/i.exec(record)?.[1]?.toLowerCase() ?? null)
+    ? ((/(?:^|;)\s*p\s*=\s*(none|quarantine|reject)\s*(;|$)/i.exec(record)?.[1]?.toLowerCase() as
+        | DmarcPolicy
+        | undefined) ?? null)
     : null;
   return { hasSpf, dmarcPolicy: policy, hasDmarc: dmarc.status === "error" ? null : policy !== null };
 }

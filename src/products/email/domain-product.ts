@@ -2,7 +2,8 @@ import { z } from "zod";
 import { database } from "../../db/client";
 import type { Product } from "../../engines/product";
 import { emailConfig } from "./config";
-import { domainIntelligence, invalidDomain, normalizeDomain, type DomainResult } from "./domain";
+import { domainIntelligence, invalidDomain, normalizeDomain } from "./domain";
+import type { DomainResult } from "./result";
 import { domainMonitor } from "./monitor";
 import { cannedDomain } from "./test-addresses";
 

@@ -2,30 +2,12 @@ import { and, eq, gt } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { mailboxAnswers } from "./tables";
 import { disposableDomains, freeProviderDomains, SOURCES, type Source } from "./datasets";
+import type { DomainResult } from "./result";
 import { dnsSources, domainFacts, type DnsConfig, type DomainFacts } from "./domain-facts";
 import { SHARED_MAILBOX_MS } from "./store";
 import { toAsciiHostname } from "./syntax";
 import { PROVIDER_RULES_SOURCE, providerRuleFor } from "./provider-rules";
 import { liveSource } from "../../engines/sources";
-
-/** `data` of `GET /email/domain/{domain}` (spec, "Domain intelligence"). */
-export interface DomainResult {
-  domain: string;
-  valid: boolean;
-  mx_found: boolean | null;
-  mx_implicit: boolean | null;
-  /** RFC 7505 null MX: the domain says it accepts no mail. */
-  null_mx: boolean | null;
-  catch_all: boolean | null;
-  mx_provider: string | null;
-  has_spf: boolean | null;
-  dmarc_policy: string | null;
-  domain_registered_at: string | null;
-  domain_age_days: number | null;
-  disposable: boolean | null;
-  free_provider: boolean | null;
-  sources: Source[] | null;
-}
 
 export const normalizeDomain = (input: string) => toAsciiHostname(input.toLowerCase());
 

@@ -1,5 +1,6 @@
 import type { MonitorShape } from "../../engines/product";
-import { normalizeDomain, type DomainResult } from "./domain";
+import { normalizeDomain } from "./domain";
+import type { DomainResult } from "./result";
 import type { EmailResult, Verdict } from "./result";
 
 /**

@@ -1,5 +1,6 @@
-import type { PolicyDecision } from "../../engines/policy/policy";
-import type { Source } from "./datasets";
+import { z } from "zod";
+import { policyDecisionSchema } from "../../engines/policy/policy";
+import { sourcesSchema } from "../../engines/sources";
 
 /** What a mailbox handshake said about one address, fresh or remembered. */
 export type MailboxOutcome =
@@ -12,6 +13,10 @@ export type MailboxOutcome =
   | "blocked"
   | "timeout"
   | "provider_unavailable";
+
+/** A DMARC record's `p=` (RFC 7489 6.3); other words read as no policy. */
+export const DMARC_POLICIES = ["none", "quarantine", "reject"] as const;
+export type DmarcPolicy = (typeof DMARC_POLICIES)[number];
 
 export type Verdict = "deliverable" | "risky" | "undeliverable";
 
@@ -59,44 +64,65 @@ export const SMTP_REASONS = [
 export type SmtpReason = (typeof SMTP_REASONS)[number];
 
 /**
- * `data` of an email lookup (spec, "Email result"), plus `risk_components` so the score can be audited line by line.
+ * `data` of an email lookup (spec, "Email result"), plus `risk_components` so the score can be audited line by line;
+ * the OpenAPI document is built from it (docs/email.md describes each field).
  */
-export interface EmailResult {
-  email: string;
-  normalized_email: string;
-  is_alias: boolean;
-  is_gibberish: boolean;
-  deliverable: Verdict;
-  reason: Reason | null;
-  risk_score: number;
-  risk_level: "low" | "medium" | "high";
-  risk_components: Record<string, number>;
-  syntax_valid: boolean;
-  domain: string;
-  mx_found: boolean;
-  mx_implicit: boolean;
-  mx_provider: string | null;
-  has_spf: boolean | null;
-  dmarc_policy: string | null;
-  /** Whether `_dmarc` holds a policy; null when the query got no answer (so `no_dmarc` is not scored). */
-  has_dmarc: boolean | null;
-  domain_registered_at: string | null;
-  domain_age_days: number | null;
-  disposable: boolean;
-  role: boolean;
-  free_provider: boolean;
-  smtp_checked: boolean;
-  smtp_checked_at: string | null;
-  mailbox_exists: boolean | null;
-  /** Null without a mailbox answer: only a handshake tells whether the domain takes any address. */
-  catch_all: boolean | null;
-  smtp_reason: SmtpReason | null;
-  mailbox_confidence: number | null;
-  did_you_mean: string | null;
-  sources: Source[];
-  /** The account's sending policy decision; null when it has none (stamped by the policy engine on every answer). */
-  policy: PolicyDecision | null;
-}
+export const emailResultSchema = z.object({
+  email: z.string(),
+  normalized_email: z.string(),
+  is_alias: z.boolean(),
+  is_gibberish: z.boolean(),
+  deliverable: z.enum(["deliverable", "risky", "undeliverable"]),
+  reason: z.enum(REASONS).nullable(),
+  risk_score: z.int().min(0).max(100),
+  risk_level: z.enum(["low", "medium", "high"]),
+  risk_components: z.record(z.string(), z.int()),
+  syntax_valid: z.boolean(),
+  domain: z.string(),
+  mx_found: z.boolean(),
+  mx_implicit: z.boolean(),
+  mx_provider: z.string().nullable(),
+  has_spf: z.boolean().nullable(),
+  dmarc_policy: z.enum(DMARC_POLICIES).nullable(),
+  has_dmarc: z.boolean().nullable(),
+  domain_registered_at: z.iso.date().nullable(),
+  domain_age_days: z.int().nullable(),
+  disposable: z.boolean(),
+  role: z.boolean(),
+  free_provider: z.boolean(),
+  smtp_checked: z.boolean(),
+  smtp_checked_at: z.iso.datetime().nullable(),
+  mailbox_exists: z.boolean().nullable(),
+  catch_all: z.boolean().nullable(),
+  smtp_reason: z.enum(SMTP_REASONS).nullable(),
+  mailbox_confidence: z.number().min(0).max(1).nullable(),
+  did_you_mean: z.string().nullable(),
+  sources: sourcesSchema,
+  policy: policyDecisionSchema,
+});
+
+/** `data` of a domain lookup. */
+export const domainResultSchema = z.object({
+  domain: z.string(),
+  valid: z.boolean(),
+  mx_found: z.boolean().nullable(),
+  mx_implicit: z.boolean().nullable(),
+  null_mx: z.boolean().nullable(),
+  catch_all: z.boolean().nullable(),
+  mx_provider: z.string().nullable(),
+  has_spf: z.boolean().nullable(),
+  dmarc_policy: z.string().nullable(),
+  domain_registered_at: z.iso.date().nullable(),
+  domain_age_days: z.int().nullable(),
+  disposable: z.boolean().nullable(),
+  free_provider: z.boolean().nullable(),
+  sources: sourcesSchema.nullable(),
+});
+
+export type EmailResult = z.output<typeof emailResultSchema>;
+
+/** `data` of `GET /email/domain/{domain}` (spec, "Domain intelligence"). */
+export type DomainResult = z.output<typeof domainResultSchema>;
 
 /**
  * How an answer bills (docs/billing.md): `usable` 1 credit; `unverified` 0; `undeliverable_checked` free within fair

@@ -1,6 +1,7 @@
 import { answer, type MailboxAnswer, type Prepared } from "./answer";
 import { SOURCES, testAddresses } from "./datasets";
-import { domainResult, type DomainResult } from "./domain";
+import { domainResult } from "./domain";
+import type { DomainResult } from "./result";
 import type { EmailResult, Reason, Verdict } from "./result";
 
 /**

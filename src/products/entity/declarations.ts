@@ -2,7 +2,8 @@ import { z } from "zod";
 import { lookupRoute, type LookupDeclarations } from "../../engines/lookup-declarations";
 import type { EntityItem } from "./lookup";
 import type { EntityResult } from "./result";
-import { entityItem, entityResultSchema, objectItem, unionItem } from "./schemas";
+import { entityResultSchema } from "./result";
+import { entityItem, objectItem, unionItem } from "./schemas";
 
 export const batchBody = z.object({ identifiers: z.array(entityItem).min(1).max(500) });
 

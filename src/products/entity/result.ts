@@ -1,5 +1,5 @@
-import type { Source } from "../../engines/sources";
-import type { IdentifierType } from "./identifiers";
+import { z } from "zod";
+import { sourcesSchema } from "../../engines/sources";
 
 /**
  * Why an answer has `found: false`, or, on a found one, that a sample decided it (null otherwise):
@@ -12,42 +12,34 @@ import type { IdentifierType } from "./identifiers";
  * - `register_not_installed`: the register exists but no file of it is loaded (billed 0)
  * - `sample_data`: found, in a register installed as a synthetic sample (coverage `sample`), billed as found
  */
-export type EntityReason =
-  | "unknown_identifier"
-  | "invalid_identifier"
-  | "unsupported_register"
-  | "register_not_installed"
-  | "sample_data";
-
-export const ENTITY_REASONS: readonly EntityReason[] = [
+export const ENTITY_REASONS = [
   "unknown_identifier",
   "invalid_identifier",
   "unsupported_register",
   "register_not_installed",
   "sample_data",
-];
+] as const;
+export type EntityReason = (typeof ENTITY_REASONS)[number];
 
 export type EntityFlag = "dissolved_in_national_register";
 
-/** `data` of an entity answer (spec, "Entity result"). No registered address is stored or returned. */
-export interface EntityResult {
-  /** The register's spelling (LEI upper case; UK company number padded to 8), or the input trimmed when malformed. */
-  identifier: string;
-  identifier_type: IdentifierType;
-  found: boolean;
-  reason: EntityReason | null;
-  name: string | null;
-  /** `active`, `dissolved` or another lowercase word the register uses; null when not found. */
-  status: string | null;
-  /** The register's own status wording (company numbers); null on LEI answers. */
-  status_detail: string | null;
-  /** Two letters: the legal address country (LEI) or the register's country (company number). */
-  country: string | null;
-  /** LEI answers: whether the check digits are right; null on company-number answers. */
-  checksum_valid: boolean | null;
-  /** LEI answers: ISSUED, LAPSED, RETIRED, ...; null otherwise. */
-  registration_status: string | null;
-  flags: EntityFlag[];
-  /** Every register consulted, with the version of its loaded file (spec, "What the service does" 2). */
-  sources: Source[];
-}
+/**
+ * `data` of an entity answer (spec, "Entity result"); the OpenAPI document is built from it. No registered address is
+ * stored or returned.
+ */
+export const entityResultSchema = z.object({
+  identifier: z.string(),
+  identifier_type: z.enum(["lei", "company_number"]),
+  found: z.boolean(),
+  reason: z.enum(ENTITY_REASONS).nullable(),
+  name: z.string().nullable(),
+  status: z.string().nullable(),
+  status_detail: z.string().nullable(),
+  country: z.string().nullable(),
+  checksum_valid: z.boolean().nullable(),
+  registration_status: z.string().nullable(),
+  flags: z.array(z.enum(["dissolved_in_national_register"] satisfies EntityFlag[])),
+  sources: sourcesSchema,
+});
+
+export type EntityResult = z.output<typeof entityResultSchema>;

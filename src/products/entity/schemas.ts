@@ -1,8 +1,6 @@
 import { z } from "zod";
-import { sourcesSchema } from "../../engines/sources";
-import { ENTITY_REASONS } from "./result";
 
-/** Request and response schemas of the entity product: they validate requests and build the OpenAPI document. */
+/** Request schemas of the entity product (the answer's schema is in result.ts). */
 export const objectItem = z
   .object({
     identifier: z.string().max(64),
@@ -50,18 +48,3 @@ export const entityItem = z
     return z.NEVER;
   })
   .meta(unionItemJsonSchema);
-
-export const entityResultSchema = z.object({
-  identifier: z.string(),
-  identifier_type: z.enum(["lei", "company_number"]),
-  found: z.boolean(),
-  reason: z.enum(ENTITY_REASONS as [string, ...string[]]).nullable(),
-  name: z.string().nullable(),
-  status: z.string().nullable(),
-  status_detail: z.string().nullable(),
-  country: z.string().nullable(),
-  checksum_valid: z.boolean().nullable(),
-  registration_status: z.string().nullable(),
-  flags: z.array(z.enum(["dissolved_in_national_register"])),
-  sources: sourcesSchema,
-});

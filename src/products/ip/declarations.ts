@@ -3,7 +3,7 @@ import { lookupRoute, type LookupDeclarations } from "../../engines/lookup-decla
 import { parseCidr } from "../../platform/ip-address";
 import { ipAsn, ipRange } from "./product";
 import type { AsnAnswer, IpResult, RangeResult } from "./result";
-import { asnSchema, ipResultSchema, rangeSchema } from "./schemas";
+import { asnSchema, ipResultSchema, rangeSchema } from "./result";
 
 const ipField = z.string().max(100);
 export const singleBody = z.object({ ip: ipField });

@@ -151,6 +151,8 @@ export const ip: Product<string, IpResult> = {
     "ip-test-values",
   ],
   refreshable: ipRefreshable,
+  // Versioned by the account's last edit of its lists: a monitor reads its moving as a recheck.
+  checked: ["ip-lists"],
 };
 
 /**

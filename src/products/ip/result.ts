@@ -1,4 +1,5 @@
-import type { Source } from "../../engines/product";
+import { z } from "zod";
+import { sourcesSchema } from "../../engines/sources";
 
 /** What the account may report about an address it used (docs/ip.md, "Feedback"; ipFeedback in feedback.ts). */
 export const IP_OUTCOMES = ["legit", "fraud", "chargeback", "abuse", "spam"] as const;
@@ -45,76 +46,151 @@ export const SIGNAL_REASONS = ["not_checked", "dataset_not_installed", "not_cove
 export type SignalReason = (typeof SIGNAL_REASONS)[number];
 export type IpReason = (typeof IP_REASONS)[number];
 
-/** The account's latest feedback on the address (docs/ip.md, "Feedback"). */
-export interface FeedbackMatch {
-  outcome: IpOutcome;
-  reported_at: string;
-}
+const signalReason = (field: string) =>
+  z
+    .enum(SIGNAL_REASONS)
+    .nullable()
+    .describe(
+      `Why \`${field}\` is what it is: null when a list decided it (true: a list holds the address; false: a ` +
+        "complete list does not); `not_checked` (reserved or invalid: no list asked), `dataset_not_installed`, " +
+        "`not_covered` (part of a list is installed and does not hold it) or `sample_data` (the list asked is a " +
+        "synthetic sample: its word either way, never the published list's).",
+    );
 
-export interface ListMatch {
-  id: number;
-  name: string;
-  kind: "allow" | "deny";
-}
+/** `tor_reason`, `vpn_reason`, `proxy_reason`, in the answer's order. */
+const signalReasons = () => ({
+  tor_reason: signalReason("tor"),
+  vpn_reason: signalReason("vpn"),
+  proxy_reason: signalReason("proxy"),
+});
+const sources = sourcesSchema;
+const listMatch = z.object({ id: z.int(), name: z.string(), kind: z.enum(["allow", "deny"]) });
 
-/** `data` of an IP answer (products.md "IP"; every field in docs/ip.md). */
-export interface IpResult {
-  /** Normalized (RFC 5952; IPv4-mapped IPv6 unwrapped to IPv4), or the input trimmed when it is not an address. */
-  ip: string;
-  version: 4 | 6 | null;
-  valid: boolean;
-  reserved: boolean;
-  reserved_range: string | null;
-  reserved_name: string | null;
-  placed: boolean;
-  country: string | null;
-  country_name: string | null;
-  continent: string | null;
-  /** From `ip-city`; null when unknown (docs/ip.md, "The answer"). */
-  city: string | null;
-  region: string | null;
-  postal_code: string | null;
-  latitude: number | null;
-  longitude: number | null;
-  accuracy_radius_km: number | null;
-  city_reason: CityReason | null;
-  asn: number | null;
-  as_name: string | null;
-  network: string | null;
-  /** In a well-known anycast network (public resolvers, CDN edges): placed in no country; null when not listed. */
-  anycast: true | null;
-  hosting: boolean | null;
-  /** The cloud or hosting company whose published ranges hold the address; null when none does. */
-  hosting_provider: string | null;
-  tor: boolean | null;
-  vpn: boolean | null;
-  proxy: boolean | null;
-  /** Why each is what it is: null when a list decided it (signal-reasons.ts). */
-  tor_reason: SignalReason | null;
-  vpn_reason: SignalReason | null;
-  proxy_reason: SignalReason | null;
-  anonymous: boolean | null;
-  list: ListMatch | null;
-  feedback: FeedbackMatch | null;
-  reason: IpReason | null;
-  risk_score: number;
-  risk_components: Record<string, number>;
-  risk_level: "low" | "medium" | "high";
-  sources: Source[];
-}
+export const ipResultSchema = z.object({
+  ip: z.string(),
+  version: z.union([z.literal(4), z.literal(6)]).nullable(),
+  valid: z.boolean(),
+  reserved: z.boolean(),
+  reserved_range: z.string().nullable(),
+  reserved_name: z.string().nullable(),
+  placed: z.boolean(),
+  country: z.string().nullable(),
+  country_name: z.string().nullable(),
+  continent: z.string().nullable(),
+  city: z.string().nullable().describe("City of the address from `ip-city`; null when unknown."),
+  region: z
+    .string()
+    .nullable()
+    .describe("First-level subdivision (state, province, region) from `ip-city`; null when unknown."),
+  postal_code: z.string().nullable().describe("Postal code from `ip-city`; null when unknown."),
+  latitude: z
+    .number()
+    .nullable()
+    .describe("Approximate latitude of the network (WGS 84, 4 decimals); null when unknown."),
+  longitude: z
+    .number()
+    .nullable()
+    .describe("Approximate longitude of the network (WGS 84, 4 decimals); null when unknown."),
+  accuracy_radius_km: z
+    .int()
+    .nullable()
+    .describe(
+      "Radius around the coordinates within which the address likely is; null when the installed city data does not " +
+        "say.",
+    ),
+  city_reason: z
+    .enum(CITY_REASONS)
+    .nullable()
+    .describe(
+      "Why `city` is null: `not_placed` (no country), `anycast`, `dataset_not_installed`, `not_in_dataset` (the " +
+        "complete city file places the network in its country only), `not_covered` (the installed city file is a " +
+        "sample or part of it), `country_mismatch` (its city is in another country than `country`); null with a city.",
+    ),
+  asn: z.int().nullable(),
+  as_name: z.string().nullable(),
+  network: z.string().nullable(),
+  anycast: z
+    .literal(true)
+    .nullable()
+    .describe(
+      "In a well-known anycast network (public DNS resolvers, CDN edges, `anycast-networks`): announced from many " +
+        "countries at once, so no country is given. Null when not listed (the list is not every anycast network).",
+    ),
+  hosting: z.boolean().nullable(),
+  hosting_provider: z
+    .string()
+    .nullable()
+    .describe(
+      "The cloud or hosting company whose published ranges hold the address (`hosting-*` datasets); null when none " +
+        "does.",
+    ),
+  tor: z
+    .boolean()
+    .nullable()
+    .describe(
+      "On the Tor exit list: true; false only when a full exit list is installed and does not hold it; else null.",
+    ),
+  vpn: z
+    .boolean()
+    .nullable()
+    .describe(
+      "In an installed VPN range list: true; false only when a list with full coverage is installed; else null.",
+    ),
+  proxy: z
+    .boolean()
+    .nullable()
+    .describe(
+      "In an installed open-proxy list: true; false only when a list with full coverage is installed; else null.",
+    ),
+  ...signalReasons(),
+  anonymous: z.boolean().nullable(),
+  list: listMatch.nullable(),
+  feedback: z
+    .object({ outcome: z.enum(IP_OUTCOMES), reported_at: z.iso.datetime() })
+    .nullable()
+    .describe("The account's latest report on the address in the last 90 days (POST /ip/feedback); null when none."),
+  reason: z.enum(IP_REASONS).nullable(),
+  risk_score: z.int(),
+  risk_components: z.record(z.string(), z.int()),
+  risk_level: z.enum(["low", "medium", "high"]),
+  sources,
+});
+
+export const asnSchema = z.object({
+  asn: z.int(),
+  name: z.string().nullable(),
+  country: z.string().nullable(),
+  prefixes: z.array(z.string()),
+  prefixes6: z.array(z.string()),
+  num_ipv4: z.int(),
+  num_ipv6: z.string().describe("A decimal string: IPv6 counts pass 2^53."),
+  hosting: z.boolean().nullable(),
+  sources,
+});
+
+export const rangeSchema = z.object({
+  cidr: z.string(),
+  first: z.string(),
+  last: z.string(),
+  size: z.union([z.int(), z.string()]).describe("A number, or a decimal string past 2^53."),
+  blocks: z.array(
+    z.object({
+      start: z.string(),
+      end: z.string(),
+      asn: z.int().nullable(),
+      as_name: z.string().nullable(),
+      country: z.string().nullable(),
+    }),
+  ),
+  truncated: z.boolean(),
+  sources,
+});
+
+export type IpResult = z.output<typeof ipResultSchema>;
+export type ListMatch = z.output<typeof listMatch>;
 
 /** `data` of `GET /ip/asn/{asn}`. */
-export interface AsnData {
-  asn: number;
-  name: string | null;
-  country: string | null;
-  prefixes: string[];
-  prefixes6: string[];
-  num_ipv4: number;
-  num_ipv6: string;
-  hosting: boolean | null;
-  sources: Source[];
-}
+export type AsnData = z.output<typeof asnSchema>;
 
 /**
  * An ASN answer as the walk sees it: `not_found` answers 404 ASN_NOT_FOUND, `unavailable` 501 ASN_INDEX_UNAVAILABLE.
@@ -124,22 +200,6 @@ export interface AsnAnswer {
   data: AsnData;
 }
 
-export interface RangeBlock {
-  start: string;
-  end: string;
-  asn: number | null;
-  as_name: string | null;
-  country: string | null;
-}
-
-/** `data` of `GET /ip/range?cidr=`. */
-export interface RangeResult {
-  cidr: string;
-  first: string;
-  last: string;
-  /** Addresses in the block: a number, or a decimal string past 2^53 (IPv6 blocks wider than a /75). */
-  size: number | string;
-  blocks: RangeBlock[];
-  truncated: boolean;
-  sources: Source[];
-}
+/** `data` of `GET /ip/range?cidr=`: `size` a number, or a decimal string past 2^53 (IPv6 blocks wider than a /75). */
+export type RangeResult = z.output<typeof rangeSchema>;
+export type RangeBlock = RangeResult["blocks"][number];

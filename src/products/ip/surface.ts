@@ -1,6 +1,7 @@
 import type { ProductSurface } from "../surface";
 import examples from "./examples.json";
 import { adminIpDatasetRoutes } from "./admin-routes";
+import { ipListRoutes } from "./list-routes";
 
 export const ipSurface: ProductSurface = {
   subject: "IP addresses",
@@ -11,4 +12,5 @@ export const ipSurface: ProductSurface = {
     "deny lists. ASN and range listings, batches, bulk runs, monitors, feedback, history.",
   guides: [["ip.md", "IP", "fields, datasets, lists, test values"]],
   admin: adminIpDatasetRoutes,
+  api: ipListRoutes,
 };

@@ -1,10 +1,10 @@
 import { database } from "../../db/client";
 import { planSource } from "./datasets";
 import { lengthsUnder, lineTypeUnder, planOf, type CountryPlan } from "./plan";
-import type { LineType } from "./result";
+import type { BlockResult } from "./result";
 import { indexRows, longest } from "./lookup";
 import { blockRows, installedTables } from "./store";
-import { installedSource, type Source } from "../../engines/sources";
+import { installedSource } from "../../engines/sources";
 
 /**
  * `GET /phone/block/{country}/{prefix}`: the numbering-plan blocks under a national prefix (docs/phone.md, "Blocks").
@@ -12,24 +12,6 @@ import { installedSource, type Source } from "../../engines/sources";
 export interface BlockQuery {
   country: string;
   prefix: string;
-}
-
-export interface Block {
-  prefix: string;
-  line_type: LineType;
-  carrier: string | null;
-  location: string | null;
-}
-
-export interface BlockResult {
-  country: string;
-  calling_code: string | null;
-  prefix: string;
-  possible_lengths: number[];
-  /** Empty when the country has no plan or no valid number starts with the prefix: the route answers 404. */
-  blocks: Block[];
-  truncated: boolean;
-  sources: Source[];
 }
 
 /** Blocks one answer lists at most; `truncated` says there were more. */

@@ -1,17 +1,10 @@
 import { z } from "zod";
 import { lookupRoute, type LookupDeclarations } from "../../engines/lookup-declarations";
-import type { BlockQuery, BlockResult } from "./blocks";
+import type { BlockQuery } from "./blocks";
 import type { PhoneItem } from "./numbering";
 import { phoneBlocks } from "./product";
-import type { PhoneResult } from "./result";
-import {
-  blockResultSchema,
-  phoneBatchRequest,
-  phoneObject,
-  phoneRequest,
-  phoneResultSchema,
-  phoneItem,
-} from "./schemas";
+import { blockResultSchema, phoneResultSchema, type BlockResult, type PhoneResult } from "./result";
+import { phoneBatchRequest, phoneObject, phoneRequest, phoneItem } from "./schemas";
 
 const blockParams = z.object({
   country: z.string().regex(/^[A-Za-z]{2}$/, "Two letters (ISO 3166-1 alpha-2)."),

@@ -2,7 +2,8 @@ import { z } from "zod";
 import type { Product } from "../../engines/product";
 import { PHONE_NETWORK_DATASETS } from "../../platform/phone-network";
 import { manualSuppression, phoneAnswer } from "./answer";
-import { blockKey, localBlocks, lookupBlocks, type BlockQuery, type BlockResult } from "./blocks";
+import { blockKey, localBlocks, lookupBlocks, type BlockQuery } from "./blocks";
+import type { BlockResult } from "./result";
 import { PHONE_DATASET_NAMES, planSource } from "./datasets";
 import { phoneFeedback } from "./feedback";
 import { lookupPhones, wantsNetwork } from "./lookup";
@@ -123,6 +124,7 @@ export const phone: Product<PhoneItem, PhoneResult> = {
   samples: TEST_PHONE_NUMBERS,
   refreshable: phoneRefreshable,
   datasets: [...PHONE_DATASET_NAMES, ...PHONE_NETWORK_DATASETS],
+  partners: PHONE_NETWORK_DATASETS,
 };
 
 /**

@@ -1,5 +1,6 @@
-import type { Source } from "../../engines/sources";
-import type { PolicyDecision } from "../../engines/policy/policy";
+import { z } from "zod";
+import { policyDecisionSchema } from "../../engines/policy/policy";
+import { sourcesSchema } from "../../engines/sources";
 
 /**
  * Why a phone answer is not clean (null when it is). Precedence: invalid_number, partner_unavailable, inactive,
@@ -43,43 +44,57 @@ export const VALIDATION_ERRORS = [
 export type ValidationError = (typeof VALIDATION_ERRORS)[number];
 
 export const NETWORK_STATUSES = ["active", "inactive", "unknown"] as const;
-export type NetworkStatus = (typeof NETWORK_STATUSES)[number];
 
-/** `data` of a phone answer (docs/phone.md). */
-export interface PhoneResult {
-  /** The input cleaned of wrappers (spaces, dots, dashes, brackets, `tel:`). */
-  phone: string;
-  valid: boolean;
-  possible: boolean;
-  validation_error: ValidationError | null;
-  e164: string | null;
-  national_format: string | null;
-  international_format: string | null;
-  country: string | null;
-  calling_code: string | null;
-  line_type: LineType;
-  /** The original allocation holder of the number's range, or, checked, the network holding it now. */
-  carrier: string | null;
-  /** `network` (a partner named the current network), `allocation` (the prefix table), null without a carrier. */
-  carrier_source: "network" | "allocation" | null;
-  location: string | null;
-  timezones: string[] | null;
-  /** Seen on a public receive-SMS site; null when the disposable list is not installed. */
-  disposable: boolean | null;
-  /** The last day the list saw the number there (YYYY-MM-DD). */
-  disposable_last_seen: string | null;
-  /** A network partner answered for this number (`network: true`). */
-  network_checked: boolean;
-  network_status: NetworkStatus | null;
-  /** Checked with a partner reporting SIM swaps: a swap in its recent period; else null. */
-  sim_swapped: boolean | null;
-  reason: PhoneReason | null;
-  risk_score: number;
-  risk_level: "low" | "medium" | "high";
-  risk_components: Record<string, number>;
-  /** Datasets this answer would have read that are not installed, so their fields are null. */
-  missing_datasets: string[];
-  sources: Source[];
-  /** The account's sending policy decision; null when it has none (stamped by the policy engine on every answer). */
-  policy: PolicyDecision | null;
-}
+/** `data` of a phone answer (docs/phone.md); the OpenAPI document is built from it. */
+export const phoneResultSchema = z.object({
+  phone: z.string(),
+  valid: z.boolean(),
+  possible: z.boolean(),
+  validation_error: z.enum(VALIDATION_ERRORS).nullable(),
+  e164: z.string().nullable(),
+  national_format: z.string().nullable(),
+  international_format: z.string().nullable(),
+  country: z.string().nullable(),
+  calling_code: z.string().nullable(),
+  line_type: z.enum(LINE_TYPES),
+  carrier: z.string().nullable(),
+  carrier_source: z.enum(["network", "allocation"]).nullable(),
+  location: z.string().nullable(),
+  timezones: z.array(z.string()).nullable(),
+  disposable: z.boolean().nullable(),
+  disposable_last_seen: z.string().nullable(),
+  network_checked: z.boolean(),
+  network_status: z.enum(NETWORK_STATUSES).nullable(),
+  sim_swapped: z.boolean().nullable(),
+  reason: z.enum(PHONE_REASONS).nullable(),
+  risk_score: z.int(),
+  risk_level: z.enum(["low", "medium", "high"]),
+  risk_components: z.record(z.string(), z.int()),
+  missing_datasets: z.array(z.string()),
+  sources: sourcesSchema,
+  policy: policyDecisionSchema,
+});
+
+/**
+ * `data` of `GET /phone/block/{country}/{prefix}` (docs/phone.md, "Blocks"); empty `blocks` when the country has no
+ * plan or no valid number starts with the prefix: the route answers 404.
+ */
+export const blockResultSchema = z.object({
+  country: z.string(),
+  calling_code: z.string().nullable(),
+  prefix: z.string(),
+  possible_lengths: z.array(z.int()),
+  blocks: z.array(
+    z.object({
+      prefix: z.string(),
+      line_type: z.enum(LINE_TYPES),
+      carrier: z.string().nullable(),
+      location: z.string().nullable(),
+    }),
+  ),
+  truncated: z.boolean(),
+  sources: sourcesSchema,
+});
+
+export type PhoneResult = z.output<typeof phoneResultSchema>;
+export type BlockResult = z.output<typeof blockResultSchema>;

@@ -1,9 +1,6 @@
 import { z } from "zod";
-import { policyDecisionSchema } from "../../engines/policy/policy";
-import { LINE_TYPES, NETWORK_STATUSES, PHONE_REASONS, VALIDATION_ERRORS } from "./result";
-import { sourcesSchema } from "../../engines/sources";
 
-/** Request and response schemas of the phone product: they validate requests and build the OpenAPI document. */
+/** Request schemas of the phone product (the answers' schemas are in result.ts). */
 const country = z
   .string()
   .regex(/^[A-Za-z]{2}$/, "Two letters (ISO 3166-1 alpha-2).")
@@ -23,52 +20,6 @@ export const networkOption = z
 
 /** One number: a string (with `+`, or it answers INVALID_COUNTRY) or `{phone, country}`. */
 export const phoneItem = z.union([z.string().max(64), phoneObject]);
-
-export const phoneResultSchema = z.object({
-  phone: z.string(),
-  valid: z.boolean(),
-  possible: z.boolean(),
-  validation_error: z.enum(VALIDATION_ERRORS).nullable(),
-  e164: z.string().nullable(),
-  national_format: z.string().nullable(),
-  international_format: z.string().nullable(),
-  country: z.string().nullable(),
-  calling_code: z.string().nullable(),
-  line_type: z.enum(LINE_TYPES),
-  carrier: z.string().nullable(),
-  carrier_source: z.enum(["network", "allocation"]).nullable(),
-  location: z.string().nullable(),
-  timezones: z.array(z.string()).nullable(),
-  disposable: z.boolean().nullable(),
-  disposable_last_seen: z.string().nullable(),
-  network_checked: z.boolean(),
-  network_status: z.enum(NETWORK_STATUSES).nullable(),
-  sim_swapped: z.boolean().nullable(),
-  reason: z.enum(PHONE_REASONS).nullable(),
-  risk_score: z.int(),
-  risk_level: z.enum(["low", "medium", "high"]),
-  risk_components: z.record(z.string(), z.int()),
-  missing_datasets: z.array(z.string()),
-  sources: sourcesSchema,
-  policy: policyDecisionSchema,
-});
-
-export const blockResultSchema = z.object({
-  country: z.string(),
-  calling_code: z.string().nullable(),
-  prefix: z.string(),
-  possible_lengths: z.array(z.int()),
-  blocks: z.array(
-    z.object({
-      prefix: z.string(),
-      line_type: z.enum(LINE_TYPES),
-      carrier: z.string().nullable(),
-      location: z.string().nullable(),
-    }),
-  ),
-  truncated: z.boolean(),
-  sources: sourcesSchema,
-});
 
 /** `POST /phone`: one number and the lookup's options. */
 export const phoneRequest = phoneObject.extend({ network: networkOption });

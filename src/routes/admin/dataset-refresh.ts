@@ -1,7 +1,8 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { startRefresh } from "../../engines/datasets/refresh";
-import { refreshableNamed, refreshDueDatasets, refreshViews } from "../../engines/datasets/schedule";
+import { refreshDueDatasets, refreshViews } from "../../engines/datasets/schedule";
+import { refreshableDatasets, refreshableNamed } from "../../products/refreshable";
 import { ok } from "../../http/envelope";
 import { notFound } from "../../http/errors";
 import { pathParams } from "../../http/validation";
@@ -12,8 +13,10 @@ import type { AppEnv } from "../../types";
  * with its URL, cadence and last attempt, success, error and staleness; a refresh started now; the cron's work run now.
  */
 export const adminDatasetRefreshRoutes = new Hono<AppEnv>()
-  .get("/dataset-refresh", async (c) => ok(c, { datasets: await refreshViews(c.env, Date.now()) }))
-  .post("/dataset-refresh/due", async (c) => ok(c, await refreshDueDatasets(c.env, Date.now())))
+  .get("/dataset-refresh", async (c) =>
+    ok(c, { datasets: await refreshViews(c.env, Date.now(), refreshableDatasets()) }),
+  )
+  .post("/dataset-refresh/due", async (c) => ok(c, await refreshDueDatasets(c.env, Date.now(), refreshableDatasets())))
   .post("/dataset-refresh/:name", pathParams(z.object({ name: z.string().max(64) })), async (c) => {
     const dataset = refreshableNamed(c.req.valid("param").name);
     if (!dataset) throw notFound("Refreshable dataset");

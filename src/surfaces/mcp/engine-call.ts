@@ -1,4 +1,4 @@
-import { admitPending } from "../../auth/admit";
+import { admitPending } from "../../limits/admit";
 import type { Product } from "../../engines/product";
 import { fieldErrors } from "../../http/validation";
 import { monitoredProduct, productNamed } from "../../products/registry";

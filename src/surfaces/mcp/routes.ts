@@ -1,6 +1,6 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { type Context, Hono } from "hono";
-import { admitPending, expectAdmission } from "../../auth/admit";
+import { admitPending, expectAdmission } from "../../limits/admit";
 import { secretPrincipal } from "../../auth/principal";
 import { secretKey } from "../../auth/secret-key";
 import { BODY_BYTES, readBody } from "../../http/body";

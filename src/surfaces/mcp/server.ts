@@ -3,7 +3,7 @@ import { ListToolsRequestSchema, type CallToolResult, type Tool } from "@modelco
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { z } from "zod";
 import { fieldErrors } from "../../http/validation";
-import { admitPending } from "../../auth/admit";
+import { admitPending } from "../../limits/admit";
 import { quote, type Quote } from "../../lookups/quote";
 import { productSubjects } from "../../products/intro";
 import type { Caller } from "./call";

@@ -7,7 +7,7 @@
 import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from "cloudflare:test";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { runRefreshStep, startRefresh } from "../../../src/engines/datasets/refresh";
-import { refreshableNamed } from "../../../src/engines/datasets/schedule";
+import { refreshableNamed } from "../../../src/products/refreshable";
 import { candidateUrls } from "../../../src/engines/datasets/stage";
 import type { EntityResult } from "../../../src/products/entity/result";
 import type { IpResult } from "../../../src/products/ip/result";

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import {
-  changeReason,
+  changeReason as reasonOf,
   provenanceOf,
   splitBaseline,
+  sourceKindsOf,
   type Provenance,
 } from "../../../src/engines/monitors/change-reason";
 
@@ -11,6 +12,10 @@ const cited = (sources: [string, string][], suppressed = false): Provenance =>
   provenanceOf({ sources: sources.map(([dataset, version]) => ({ dataset, version, coverage: "full" })) }, suppressed);
 
 const DNS: [string, string] = ["live-dns", "live"];
+
+/** What a product would declare: email's checks, a delivery-point and a phone-network partner. */
+const KINDS = sourceKindsOf({ checked: ["live-dns", "mailbox-smtp"], partners: ["smarty-us-street", "twilio-lookup"] });
+const changeReason = (before: Provenance | undefined, now: Provenance) => reasonOf(before, now, KINDS);
 
 describe("why a monitored entry changed (products.md, Monitor changes)", () => {
   it("suppressed: the value is answered from the account's suppressions now, known baseline or not", () => {

@@ -2,8 +2,10 @@ import { Hono, type Context } from "hono";
 import { describe, expect, it, vi } from "vitest";
 import { env } from "cloudflare:test";
 import { payerOf } from "../../../src/engines/credits/payer";
+import type { StopReason } from "../../../src/engines/credits/credits";
 import { walk } from "../../../src/engines/walk/walk";
-import { orRefuse } from "../../../src/http/refusal";
+import { refusalOf } from "../../../src/lookups/service";
+import { apiErrorOf } from "../../../src/routes/rest-act";
 import { onError } from "../../../src/http/error-handler";
 import { ok } from "../../../src/http/envelope";
 import { requestId } from "../../../src/http/request-id";
@@ -12,6 +14,12 @@ import { fakeProduct } from "../../contract/fake-product";
 import { BASE, createAccount, creditsStub, type Envelope } from "../../helpers";
 
 const product = fakeProduct();
+
+/** Throws the walk's refusal to start as the REST routes answer it (402, or 429 with `Retry-After`). */
+function orRefuse<T extends { refused: StopReason | null }>(run: T): T {
+  if (run.refused) throw apiErrorOf(refusalOf(run.refused));
+  return run;
+}
 const OPTIONS = { refresh: false, maxAgeSeconds: null, honorSuppressions: false, extra: {} };
 
 /** A single-lookup route as products write it: the paid walk for one value, its refusal as the HTTP error. */

@@ -9,7 +9,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { runRefreshStep, startRefresh } from "../../../src/engines/datasets/refresh";
 import type { ReaderState, RefreshableDataset } from "../../../src/engines/datasets/refreshable";
-import { refreshableNamed } from "../../../src/engines/datasets/schedule";
+import { refreshableNamed } from "../../../src/products/refreshable";
 import { mmdbCityRows, walkMmdbCity, type SavedWalk } from "../../../src/products/ip/importers/city-mmdb";
 import { parseIp } from "../../../src/platform/ip-address";
 import { holdPublishers } from "../../publishers-lease";

@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { isRefusedAddress, refusalReason } from "../address-guard.mjs";
+import { refusalReason } from "../address-guard.mjs";
+
+/** @param {string} ip @param {{ allowLoopback?: boolean }} [options] */
+const isRefusedAddress = (ip, options) => refusalReason(ip, options) !== null;
 import { ADDRESS_SPACE, IPV4_SPECIAL, IPV6_SPECIAL, PUBLIC } from "../../../test/fixtures/iana-special-registries.mjs";
 
 // The same IANA blocks and probes as the Worker's test/platform/special-addresses.test.ts: both guards read one table.

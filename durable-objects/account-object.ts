@@ -44,7 +44,7 @@ export type { Begun };
  * A request's first call is one of the `enter*` methods: it counts the request's rate limits first and does nothing
  * else when one refuses. Queued work (bulk chunks, monitor runs) has no rate limit and calls the plain methods.
  */
-export class AccountCredits extends ListsObject {
+export class AccountObject extends ListsObject {
   private readonly balances: Balance;
   private readonly claims: ClaimBook;
   private readonly reservations: Reservations;

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
-import type { LimitHit } from "../../durable-objects/account-credits";
+import type { LimitHit } from "../../durable-objects/account-object";
 import { accountEntry } from "../engines/credits/credits";
-import { Admission, rateLimitRefusal, redeliveryHit } from "../limits/admission";
+import { Admission, rateLimitRefusal, redeliveryHit } from "./admission";
 import type { AppEnv } from "../types";
 
 /**
