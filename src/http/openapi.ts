@@ -150,9 +150,21 @@ function withExamples(
       list.map((example, i) => [`example${i + 1}`, { summary: example.summary, value: pick(example) }]),
     );
   // A GET's request examples are its parameters': each parameter shows the values the examples give it.
-  for (const param of (op.parameters ?? []) as { name: string; in: string; examples?: object }[]) {
+  for (const param of (op.parameters ?? []) as {
+    name: string;
+    in: string;
+    schema?: { type?: unknown };
+    examples?: object;
+  }[]) {
+    // A URL carries text: a parameter documented as a number or a boolean shows its example as one.
+    const typed = (value: unknown) => {
+      if (typeof value !== "string") return value;
+      const type = param.schema?.type;
+      if (type === "integer" || type === "number") return Number(value);
+      return type === "boolean" ? value === "true" : value;
+    };
     const valueIn = (example: OperationExample) =>
-      (param.in === "query" ? example.query : example.params)?.[param.name];
+      typed((param.in === "query" ? example.query : example.params)?.[param.name]);
     const given = examples.filter((example) => valueIn(example) !== undefined);
     if (given.length) param.examples = named(valueIn, given);
   }
