@@ -149,24 +149,21 @@ function withExamples(
     Object.fromEntries(
       list.map((example, i) => [`example${i + 1}`, { summary: example.summary, value: pick(example) }]),
     );
-  // A GET's request examples are its parameters': each parameter shows the values the examples give it.
+  // A GET's request example is its parameters': each shows the first example's value, typed as its schema says (a URL
+  // carries text). One `example`, not an `examples` map: Swagger UI's per-parameter example picker re-renders the
+  // page without end (test/e2e/reference.test.ts stopped at the first operation that had one).
   for (const param of (op.parameters ?? []) as {
     name: string;
     in: string;
-    schema?: { type?: unknown };
-    examples?: object;
+    schema?: { type?: string };
+    example?: unknown;
   }[]) {
-    // A URL carries text: a parameter documented as a number or a boolean shows its example as one.
-    const typed = (value: unknown) => {
-      if (typeof value !== "string") return value;
-      const type = param.schema?.type;
-      if (type === "integer" || type === "number") return Number(value);
-      return type === "boolean" ? value === "true" : value;
-    };
-    const valueIn = (example: OperationExample) =>
-      typed((param.in === "query" ? example.query : example.params)?.[param.name]);
-    const given = examples.filter((example) => valueIn(example) !== undefined);
-    if (given.length) param.examples = named(valueIn, given);
+    const raw = examples
+      .map((example) => (param.in === "query" ? example.query : example.params)?.[param.name])
+      .find((value) => value !== undefined);
+    if (raw === undefined) continue;
+    const type = param.schema?.type;
+    param.example = type === "integer" || type === "number" ? Number(raw) : type === "boolean" ? raw === "true" : raw;
   }
   const withBody = examples.filter((example) => example.body !== undefined);
   const body = op.requestBody as { content: Record<string, Record<string, unknown>> } | undefined;

@@ -67,6 +67,9 @@
     layout: "BaseLayout",
     deepLinking: true,
     validatorUrl: null,
+    // Tags listed closed, each opened by the reader: Swagger UI 5.35 stops rendering once about 140 operations are
+    // open at once (the whole page fell back to the first three), and this document has more.
+    docExpansion: "none",
     defaultModelsExpandDepth: 0,
     displayRequestDuration: true,
     onComplete: () => document.querySelector(".reference-loading")?.remove(),
