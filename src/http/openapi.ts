@@ -149,9 +149,7 @@ function withExamples(
     Object.fromEntries(
       list.map((example, i) => [`example${i + 1}`, { summary: example.summary, value: pick(example) }]),
     );
-  // A GET's request example is its parameters': each shows the first example's value, typed as its schema says (a URL
-  // carries text). One `example`, not an `examples` map: Swagger UI's per-parameter example picker re-renders the
-  // page without end (test/e2e/reference.test.ts stopped at the first operation that had one).
+  // A GET's request example is its parameters': the first example's value, typed as the schema says (a URL has text).
   for (const param of (op.parameters ?? []) as {
     name: string;
     in: string;
