@@ -150,12 +150,8 @@ function withExamples(
       list.map((example, i) => [`example${i + 1}`, { summary: example.summary, value: pick(example) }]),
     );
   // A GET's request example is its parameters': the first example's value, typed as the schema says (a URL has text).
-  for (const param of (op.parameters ?? []) as {
-    name: string;
-    in: string;
-    schema?: { type?: string };
-    example?: unknown;
-  }[]) {
+  type Param = { name: string; in: string; schema?: { type?: string }; example?: unknown };
+  for (const param of (op.parameters ?? []) as Param[]) {
     const raw = examples
       .map((example) => (param.in === "query" ? example.query : example.params)?.[param.name])
       .find((value) => value !== undefined);
