@@ -20,19 +20,20 @@ export async function sha256Hex(text: string): Promise<string> {
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-// Imported keys by secret: every request signs its id, so the key is imported once per isolate, not per request.
-// Webhook endpoints each have a secret of their own: past 64 secrets the cache starts again rather than grow.
-const hmacKeys = new Map<string, Promise<CryptoKey>>();
-const hmacKey = (secret: string) => {
-  let key = hmacKeys.get(secret);
-  if (!key) {
-    const raw = new TextEncoder().encode(secret);
-    key = crypto.subtle.importKey("raw", raw, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-    if (hmacKeys.size >= 64) hmacKeys.clear();
-    hmacKeys.set(secret, key);
-  }
+// Imported keys by secret: every request signs its id, so a key is imported once per isolate, not per request. The
+// key itself is kept, never the pending import: a promise made in one request cannot be awaited from another (or from
+// a Durable Object), which workerd refuses as I/O on behalf of a different context. Webhook endpoints each have a
+// secret of their own: past 64 secrets the cache starts again rather than grow.
+const hmacKeys = new Map<string, CryptoKey>();
+async function hmacKey(secret: string): Promise<CryptoKey> {
+  const kept = hmacKeys.get(secret);
+  if (kept) return kept;
+  const raw = new TextEncoder().encode(secret);
+  const key = await crypto.subtle.importKey("raw", raw, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  if (hmacKeys.size >= 64) hmacKeys.clear();
+  hmacKeys.set(secret, key);
   return key;
-};
+}
 
 /** Lowercase hex HMAC-SHA256 of `message` under `secret` (request ids, webhook and sidecar signatures). */
 export async function hmacHex(secret: string, message: string): Promise<string> {
