@@ -2288,6 +2288,7 @@ export interface operations {
   getAccountRequest: {
     parameters: {
       path: {
+        /** @example req_01a2263388178cb82bf9612c466e662f */
         requestId: string;
       };
     };
@@ -2745,6 +2746,7 @@ export interface operations {
   lookupEmailDomain: {
     parameters: {
       path: {
+        /** @example service.test */
         domain: string;
       };
     };
@@ -3184,7 +3186,9 @@ export interface operations {
   lookupPhoneBlock: {
     parameters: {
       path: {
+        /** @example gb */
         country: string;
+        /** @example 7406 */
         prefix: string;
       };
     };
@@ -3473,6 +3477,7 @@ export interface operations {
   lookupIpAsn: {
     parameters: {
       path: {
+        /** @example AS19281 */
         asn: string;
       };
     };
@@ -3602,6 +3607,7 @@ export interface operations {
   lookupIpRange: {
     parameters: {
       query: {
+        /** @example 2001:4860::/32 */
         cidr: string;
       };
     };
@@ -4244,9 +4250,11 @@ export interface operations {
   getAddressPostcode: {
     parameters: {
       query: {
+        /** @example FR */
         country: string;
       };
       path: {
+        /** @example 75%20008 */
         postcode: string;
       };
     };
@@ -4365,7 +4373,9 @@ export interface operations {
   listAddressStreets: {
     parameters: {
       query: {
+        /** @example FR */
         country: string;
+        /** @example 75008 */
         postcode: string;
       };
     };
@@ -4482,7 +4492,9 @@ export interface operations {
   autocompleteAddress: {
     parameters: {
       query: {
+        /** @example 1 test */
         q: string;
+        /** @example ZZ */
         country: string;
         limit?: number;
       };
@@ -5252,6 +5264,7 @@ export interface operations {
   getIpList: {
     parameters: {
       path: {
+        /** @example 1 */
         listId: number;
       };
     };
@@ -5343,6 +5356,7 @@ export interface operations {
   deleteIpList: {
     parameters: {
       path: {
+        /** @example 1 */
         listId: number;
       };
     };
@@ -5434,6 +5448,7 @@ export interface operations {
   updateIpList: {
     parameters: {
       path: {
+        /** @example 1 */
         listId: number;
       };
     };
@@ -5732,6 +5747,7 @@ export interface operations {
   getEmailBulkRun: {
     parameters: {
       path: {
+        /** @example 1 */
         jobId: number;
       };
     };
@@ -5823,6 +5839,7 @@ export interface operations {
   cancelEmailBulkRun: {
     parameters: {
       path: {
+        /** @example 2 */
         jobId: number;
       };
     };
@@ -5925,6 +5942,7 @@ export interface operations {
   resumeEmailBulkRun: {
     parameters: {
       path: {
+        /** @example 3 */
         jobId: number;
       };
     };
@@ -6030,6 +6048,7 @@ export interface operations {
         variant?: "deliverable" | "risky" | "undeliverable";
       };
       path: {
+        /** @example 1 */
         jobId: number;
       };
     };
@@ -6132,6 +6151,7 @@ export interface operations {
   redeliverEmailBulkWebhook: {
     parameters: {
       path: {
+        /** @example 1 */
         jobId: number;
       };
     };
@@ -6425,6 +6445,7 @@ export interface operations {
   getEmailMonitor: {
     parameters: {
       path: {
+        /** @example 17 */
         monitorId: number;
       };
     };
@@ -6516,6 +6537,7 @@ export interface operations {
   deleteEmailMonitor: {
     parameters: {
       path: {
+        /** @example 16 */
         monitorId: number;
       };
     };
@@ -6607,6 +6629,7 @@ export interface operations {
   updateEmailMonitor: {
     parameters: {
       path: {
+        /** @example 3 */
         monitorId: number;
       };
     };
@@ -6715,6 +6738,7 @@ export interface operations {
         refresh?: components["schemas"]["EmailMonitorsRunParameter"];
       };
       path: {
+        /** @example 1 */
         monitorId: number;
       };
     };
@@ -7019,6 +7043,7 @@ export interface operations {
   getEmailDomainMonitor: {
     parameters: {
       path: {
+        /** @example 5 */
         monitorId: number;
       };
     };
@@ -7110,6 +7135,7 @@ export interface operations {
   deleteEmailDomainMonitor: {
     parameters: {
       path: {
+        /** @example 8 */
         monitorId: number;
       };
     };
@@ -7201,6 +7227,7 @@ export interface operations {
   updateEmailDomainMonitor: {
     parameters: {
       path: {
+        /** @example 8 */
         monitorId: number;
       };
     };
@@ -7309,6 +7336,7 @@ export interface operations {
         refresh?: components["schemas"]["EmailMonitorsRunParameter"];
       };
       path: {
+        /** @example 4 */
         monitorId: number;
       };
     };
@@ -7675,6 +7703,7 @@ export interface operations {
   deleteEmailSuppression: {
     parameters: {
       path: {
+        /** @example 2 */
         suppressionId: number;
       };
     };
@@ -8294,7 +8323,9 @@ export interface operations {
   receiveEmailProviderFeedback: {
     parameters: {
       path: {
+        /** @example sendgrid */
         provider: string;
+        /** @example fb_kGBY7VReKUkej9RnkmKcSWoo2ykovCj87iBxHriv */
         feedbackKey: string;
       };
     };
@@ -8571,6 +8602,7 @@ export interface operations {
   getPhoneBulkRun: {
     parameters: {
       path: {
+        /** @example 1 */
         jobId: number;
       };
     };
@@ -8662,6 +8694,7 @@ export interface operations {
   cancelPhoneBulkRun: {
     parameters: {
       path: {
+        /** @example 5 */
         jobId: number;
       };
     };
@@ -8764,6 +8797,7 @@ export interface operations {
   resumePhoneBulkRun: {
     parameters: {
       path: {
+        /** @example 6 */
         jobId: number;
       };
     };
@@ -8869,6 +8903,7 @@ export interface operations {
         variant?: "valid" | "invalid" | "mobile" | "fixed_line" | "voip" | "disposable";
       };
       path: {
+        /** @example 4 */
         jobId: number;
       };
     };
@@ -8971,6 +9006,7 @@ export interface operations {
   redeliverPhoneBulkWebhook: {
     parameters: {
       path: {
+        /** @example 4 */
         jobId: number;
       };
     };
@@ -9265,6 +9301,7 @@ export interface operations {
   getPhoneMonitor: {
     parameters: {
       path: {
+        /** @example 21 */
         monitorId: number;
       };
     };
@@ -9356,6 +9393,7 @@ export interface operations {
   deletePhoneMonitor: {
     parameters: {
       path: {
+        /** @example 20 */
         monitorId: number;
       };
     };
@@ -9447,6 +9485,7 @@ export interface operations {
   updatePhoneMonitor: {
     parameters: {
       path: {
+        /** @example 19 */
         monitorId: number;
       };
     };
@@ -9556,6 +9595,7 @@ export interface operations {
         refresh?: components["schemas"]["EmailMonitorsRunParameter"];
       };
       path: {
+        /** @example 1 */
         monitorId: number;
       };
     };
@@ -9925,6 +9965,7 @@ export interface operations {
   deletePhoneSuppression: {
     parameters: {
       path: {
+        /** @example 2 */
         suppressionId: number;
       };
     };
@@ -10537,7 +10578,9 @@ export interface operations {
   receivePhoneProviderFeedback: {
     parameters: {
       path: {
+        /** @example vonage */
         provider: string;
+        /** @example fb_CNYnfVAgpsUWD5o4WzOQbxqn2DoQGWIu1meMFzhI */
         feedbackKey: string;
       };
     };
@@ -10813,6 +10856,7 @@ export interface operations {
   getIpBulkRun: {
     parameters: {
       path: {
+        /** @example 7 */
         jobId: number;
       };
     };
@@ -10904,6 +10948,7 @@ export interface operations {
   cancelIpBulkRun: {
     parameters: {
       path: {
+        /** @example 8 */
         jobId: number;
       };
     };
@@ -11006,6 +11051,7 @@ export interface operations {
   resumeIpBulkRun: {
     parameters: {
       path: {
+        /** @example 9 */
         jobId: number;
       };
     };
@@ -11111,6 +11157,7 @@ export interface operations {
         variant?: "low" | "medium" | "high";
       };
       path: {
+        /** @example 7 */
         jobId: number;
       };
     };
@@ -11213,6 +11260,7 @@ export interface operations {
   redeliverIpBulkWebhook: {
     parameters: {
       path: {
+        /** @example 7 */
         jobId: number;
       };
     };
@@ -11506,6 +11554,7 @@ export interface operations {
   getIpMonitor: {
     parameters: {
       path: {
+        /** @example 25 */
         monitorId: number;
       };
     };
@@ -11597,6 +11646,7 @@ export interface operations {
   deleteIpMonitor: {
     parameters: {
       path: {
+        /** @example 24 */
         monitorId: number;
       };
     };
@@ -11688,6 +11738,7 @@ export interface operations {
   updateIpMonitor: {
     parameters: {
       path: {
+        /** @example 23 */
         monitorId: number;
       };
     };
@@ -11796,6 +11847,7 @@ export interface operations {
         refresh?: components["schemas"]["EmailMonitorsRunParameter"];
       };
       path: {
+        /** @example 24 */
         monitorId: number;
       };
     };
@@ -12407,6 +12459,7 @@ export interface operations {
   getAddressBulkRun: {
     parameters: {
       path: {
+        /** @example 10 */
         jobId: number;
       };
     };
@@ -12498,6 +12551,7 @@ export interface operations {
   cancelAddressBulkRun: {
     parameters: {
       path: {
+        /** @example 11 */
         jobId: number;
       };
     };
@@ -12600,6 +12654,7 @@ export interface operations {
   resumeAddressBulkRun: {
     parameters: {
       path: {
+        /** @example 12 */
         jobId: number;
       };
     };
@@ -12705,6 +12760,7 @@ export interface operations {
         variant?: "valid" | "invalid" | "low" | "medium" | "high";
       };
       path: {
+        /** @example 10 */
         jobId: number;
       };
     };
@@ -12807,6 +12863,7 @@ export interface operations {
   redeliverAddressBulkWebhook: {
     parameters: {
       path: {
+        /** @example 10 */
         jobId: number;
       };
     };
@@ -13102,6 +13159,7 @@ export interface operations {
   getAddressMonitor: {
     parameters: {
       path: {
+        /** @example 29 */
         monitorId: number;
       };
     };
@@ -13193,6 +13251,7 @@ export interface operations {
   deleteAddressMonitor: {
     parameters: {
       path: {
+        /** @example 28 */
         monitorId: number;
       };
     };
@@ -13284,6 +13343,7 @@ export interface operations {
   updateAddressMonitor: {
     parameters: {
       path: {
+        /** @example 27 */
         monitorId: number;
       };
     };
@@ -13393,6 +13453,7 @@ export interface operations {
         refresh?: components["schemas"]["EmailMonitorsRunParameter"];
       };
       path: {
+        /** @example 28 */
         monitorId: number;
       };
     };
@@ -13759,6 +13820,7 @@ export interface operations {
   deleteAddressSuppression: {
     parameters: {
       path: {
+        /** @example 2 */
         suppressionId: number;
       };
     };
@@ -14563,6 +14625,7 @@ export interface operations {
   getEntityMonitor: {
     parameters: {
       path: {
+        /** @example 2 */
         monitorId: number;
       };
     };
@@ -14654,6 +14717,7 @@ export interface operations {
   deleteEntityMonitor: {
     parameters: {
       path: {
+        /** @example 32 */
         monitorId: number;
       };
     };
@@ -14745,6 +14809,7 @@ export interface operations {
   updateEntityMonitor: {
     parameters: {
       path: {
+        /** @example 6 */
         monitorId: number;
       };
     };
@@ -14853,6 +14918,7 @@ export interface operations {
         refresh?: components["schemas"]["EmailMonitorsRunParameter"];
       };
       path: {
+        /** @example 2 */
         monitorId: number;
       };
     };
@@ -15170,6 +15236,7 @@ export interface operations {
   getConsistencyBulkRun: {
     parameters: {
       path: {
+        /** @example 13 */
         jobId: number;
       };
     };
@@ -15261,6 +15328,7 @@ export interface operations {
   cancelConsistencyBulkRun: {
     parameters: {
       path: {
+        /** @example 14 */
         jobId: number;
       };
     };
@@ -15363,6 +15431,7 @@ export interface operations {
   resumeConsistencyBulkRun: {
     parameters: {
       path: {
+        /** @example 15 */
         jobId: number;
       };
     };
@@ -15468,6 +15537,7 @@ export interface operations {
         variant?: "consistent" | "mixed" | "inconsistent" | "undecided";
       };
       path: {
+        /** @example 13 */
         jobId: number;
       };
     };
@@ -15570,6 +15640,7 @@ export interface operations {
   redeliverConsistencyBulkWebhook: {
     parameters: {
       path: {
+        /** @example 13 */
         jobId: number;
       };
     };
@@ -15872,6 +15943,7 @@ export interface operations {
   lookupIpInPath: {
     parameters: {
       path: {
+        /** @example 192.0.2.3 */
         ip: string;
       };
     };
