@@ -30,10 +30,14 @@ try {
     jsxImportSource: "hono/jsx",
     logLevel: "warning",
   });
-  const { pages, styles, copyScript } = await import(pathToFileURL(bundle).href);
+  const { pages, styles, copyScript, localTimeScript } = await import(pathToFileURL(bundle).href);
   const gz = (bytes) => gzipSync(bytes, { level: 9 }).length;
-  // app.css and copy.js are served by the Worker itself; the rest are built static assets.
-  const served = { "/dashboard/assets/app.css": styles, "/dashboard/assets/copy.js": copyScript };
+  // app.css, copy.js and local-time.js are served by the Worker itself; the rest are built static assets.
+  const served = {
+    "/dashboard/assets/app.css": styles,
+    "/dashboard/assets/copy.js": copyScript,
+    "/dashboard/assets/local-time.js": localTimeScript,
+  };
   const asset = (path) => (served[path] ? Buffer.from(served[path]) : readFileSync(join(assets, path)));
   const rows = [];
   for (const [name, render] of Object.entries(pages)) {

@@ -70,6 +70,7 @@ const samples = products.map((product) => ({
 }));
 
 export { COPY_SCRIPT as copyScript } from "../../src/dashboard/routes/examples";
+export { LOCAL_TIME_SCRIPT as localTimeScript } from "../../src/dashboard/pages/local-time";
 export const styles = STYLES;
 export const pages: Record<string, () => unknown> = {
   "sign-in": () => <SignInPage csrf={"c".repeat(32)} />,
