@@ -39,7 +39,7 @@ import { ROOT, adminClient, requireNode22, stopProcess } from "../scripts/lib/lo
 import { importAddressDataset } from "../scripts/import-address.mjs";
 import { runBench } from "./lib/harness.mjs";
 import { SMOKE, checkRun, size } from "./lib/report.mjs";
-import { benchAccount, keepAliveAgent, percentile, round2, send } from "./lib/load.mjs";
+import { benchAccount, keepAliveAgent, latencySummary, round2, send } from "./lib/load.mjs";
 import { startWorker } from "./lib/stack.mjs";
 
 requireNode22();
@@ -289,18 +289,7 @@ function measured(name, make) {
         if (record) latencies.push(ms), (statuses[status] = (statuses[status] ?? 0) + 1);
       }
     },
-    summary() {
-      const sorted = Float64Array.from(latencies).sort();
-      return {
-        route: name,
-        requests: sorted.length,
-        non_200: sorted.length - (statuses["200"] ?? 0),
-        statuses,
-        p50_ms: round2(percentile(sorted, 50)),
-        p90_ms: round2(percentile(sorted, 90)),
-        p99_ms: round2(percentile(sorted, 99)),
-      };
-    },
+    summary: () => latencySummary(name, Float64Array.from(latencies).sort(), statuses),
   };
 }
 

@@ -83,13 +83,7 @@ export function route(name, path, make) {
     summary() {
       const sorted = Float64Array.from(latencies).sort();
       return {
-        route: name,
-        requests: sorted.length,
-        non_200: sorted.length - (statuses["200"] ?? 0),
-        statuses,
-        p50_ms: round2(percentile(sorted, 50)),
-        p90_ms: round2(percentile(sorted, 90)),
-        p99_ms: round2(percentile(sorted, 99)),
+        ...latencySummary(name, sorted, statuses),
         max_ms: round2(sorted[sorted.length - 1]),
         mean_ms: round2(sorted.reduce((s, v) => s + v, 0) / sorted.length),
         req_per_s: Math.round(sorted.length / seconds),
@@ -186,4 +180,22 @@ export function printTable(rows) {
     cells.map((c, i) => (i === 0 ? String(c).padEnd(cols[i][2]) : String(c).padStart(cols[i][2]))).join("  ");
   console.log(`\n${line(cols.map((c) => c[0]))}`);
   for (const r of rows) console.log(line(cols.map((c) => c[1](r))));
+}
+
+/**
+ * A route's figures from its sorted latencies and status counts: requests, answers other than 200, p50/p90/p99.
+ * @param {string} name
+ * @param {Float64Array} sorted
+ * @param {Record<string, number>} statuses
+ */
+export function latencySummary(name, sorted, statuses) {
+  return {
+    route: name,
+    requests: sorted.length,
+    non_200: sorted.length - (statuses["200"] ?? 0),
+    statuses,
+    p50_ms: round2(percentile(sorted, 50)),
+    p90_ms: round2(percentile(sorted, 90)),
+    p99_ms: round2(percentile(sorted, 99)),
+  };
 }
