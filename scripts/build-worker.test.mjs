@@ -31,7 +31,7 @@ afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 describe("the production Worker's modules", () => {
   it("keep the dashboard, payments, passkeys, the tool protocol and mimetext out of startup", () => {
     const inputs = startupInputs();
-    expect(inputs.some((f) => f.startsWith("src/routes/"))).toBe(true);
+    expect(inputs.some((f) => f.startsWith("src/surfaces/api/"))).toBe(true);
     for (const lazy of [
       /node_modules\/stripe\//,
       /node_modules\/@simplewebauthn\//,
@@ -39,7 +39,7 @@ describe("the production Worker's modules", () => {
       /node_modules\/ajv\//,
       /node_modules\/mimetext\//,
       // The mail links' pages (src/routes/mail-links.ts) share the dashboard's layout; the dashboard itself is lazy.
-      /^src\/dashboard\/(?!pages\/)/,
+      /^src\/surfaces\/dashboard\/(?!pages\/)/,
       /^src\/surfaces\/mcp\//,
     ])
       expect(inputs.filter((f) => lazy.test(f))).toEqual([]);

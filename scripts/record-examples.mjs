@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { ROOT } from "./lib/local.mjs";
 
-const EXAMPLES_FILE = join(ROOT, "src", "routes", "recorded-examples.json");
+const EXAMPLES_FILE = join(ROOT, "src", "surfaces", "api", "recorded-examples.json");
 
 /** Arrays in an example keep this many items: enough to show the shape, light enough for the reference page. */
 const MAX_ITEMS = 3;

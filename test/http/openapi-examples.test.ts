@@ -2,8 +2,8 @@ import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { Validator, type Schema } from "@cfworker/json-schema";
 import type { OperationExample } from "../../src/http/openapi";
-import { OPERATION_EXAMPLES } from "../../src/routes/openapi";
-import recordedExamples from "../../src/routes/recorded-examples.json";
+import { OPERATION_EXAMPLES } from "../../src/surfaces/api/openapi";
+import recordedExamples from "../../src/surfaces/api/recorded-examples.json";
 import { createAccount } from "../helpers";
 import { assertDocumentedResponse } from "../openapi-check";
 

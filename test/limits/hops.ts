@@ -13,7 +13,7 @@ import { monitorRequest } from "../../src/engines/monitors/request";
 import { BASELINES_PER_STATEMENT } from "../../src/engines/monitors/store";
 import type { Product } from "../../src/engines/product";
 import { INLINE_BODY_BYTES } from "../../src/engines/webhooks/body-store";
-import { UPLOAD_MAX_BYTES } from "../../src/dashboard/bulk-upload";
+import { UPLOAD_MAX_BYTES } from "../../src/surfaces/dashboard/bulk-upload";
 import { BODY_BYTES } from "../../src/http/body";
 import { CLOUDFLARE_LIMITS } from "../../src/platform/cloudflare-limits";
 import { SIDECAR_LIMITS } from "../../src/platform/domain-probe";
