@@ -38,7 +38,8 @@ describe("the production Worker's modules", () => {
       /node_modules\/@modelcontextprotocol\//,
       /node_modules\/ajv\//,
       /node_modules\/mimetext\//,
-      // The mail links' pages (src/routes/mail-links.ts) share the dashboard's layout; the dashboard itself is lazy.
+      // The mail links' pages (src/surfaces/api/mail-links.ts) share the dashboard's layout; the dashboard itself is
+      // lazy.
       /^src\/surfaces\/dashboard\/(?!pages\/)/,
       /^src\/surfaces\/mcp\//,
     ])

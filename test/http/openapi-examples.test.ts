@@ -86,7 +86,7 @@ interface Operation {
   responses: Record<string, { content?: Record<string, { examples?: Record<string, { value: unknown }> }> }>;
 }
 
-describe("real answers on every operation (src/routes/recorded-examples.json, `npm run openapi:examples`)", () => {
+describe("real answers on every operation (src/surfaces/api/recorded-examples.json, npm run openapi:examples)", () => {
   it("every operation shows a response example, and a request example where it takes a body", async () => {
     const doc = (await (await SELF.fetch("https://api.test/api/v1/openapi.json")).json()) as {
       paths: Record<string, Record<string, Operation>>;

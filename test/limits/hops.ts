@@ -270,7 +270,7 @@ function bulkLimits(): CustomerLimit[] {
     limit: "dashboard bulk upload file",
     customerMax: UPLOAD_MAX_BYTES,
     unit: "bytes",
-    where: "src/dashboard/bulk-upload.ts UPLOAD_MAX_BYTES",
+    where: "src/surfaces/dashboard/bulk-upload.ts UPLOAD_MAX_BYTES",
     hops: [
       // The file's rows travel on as a JSON list to the API route: each row gains its quotes and a comma.
       bodyReader(UPLOAD_MAX_BYTES + 3 * MAX_BULK_ROWS + 4096, "bulk"),

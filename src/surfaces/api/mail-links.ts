@@ -42,7 +42,8 @@ export const mailLinkRoutes = new Hono<AppEnv>()
     const { status, page: body } = confirmationPage(result.status, signIn);
     return c.html(body, status, { "Cache-Control": "no-store" });
   })
-  // The link a person follows from the message opens the recipient's preferences page (src/routes/mail-preferences.ts).
+  // The link a person follows from the message opens the recipient's preferences page
+  // (src/surfaces/api/mail-preferences.ts).
   .get("/mail/unsubscribe/:id", (c) => preferencesPage(c, c.req.param("id")))
   .post("/mail/unsubscribe/:id", async (c) => {
     const id = c.req.param("id");

@@ -105,8 +105,8 @@ export const OPERATION_EXAMPLES: Record<string, readonly OperationExample[]> = {
 
 /**
  * Every operation's examples: the hand-written ones above (replayed by test/http/openapi-examples.test.ts), else one
- * real answer recorded by the tests (`npm run openapi:examples`, src/routes/recorded-examples.json). Imported on the
- * document's first request, so the isolate does not read them at start-up.
+ * real answer recorded by the tests (`npm run openapi:examples`, src/surfaces/api/recorded-examples.json). Imported
+ * on the document's first request, so the isolate does not read them at start-up.
  */
 async function allExamples(): Promise<Record<string, readonly OperationExample[]>> {
   const recorded = (await import("./recorded-examples.json")).default as Record<string, readonly OperationExample[]>;

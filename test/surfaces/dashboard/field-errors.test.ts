@@ -1,6 +1,6 @@
 /**
- * The one field-error list of the dashboard's pages (src/dashboard/pages/field-errors.tsx): the API's `error.errors`,
- * one line per field, on the keys, monitors, policies and suppressions pages alike.
+ * The one field-error list of the dashboard's pages (src/surfaces/dashboard/pages/field-errors.tsx): the API's
+ * `error.errors`, one line per field, on the keys, monitors, policies and suppressions pages alike.
  */
 import { describe, expect, it } from "vitest";
 import { FieldErrors } from "../../../src/surfaces/dashboard/pages/field-errors";

@@ -53,7 +53,7 @@ label.check{display:inline;margin:0;font-weight:400;font-size:13px;white-space:n
 section section{border:0;padding:0;margin:0 0 1rem}
 `;
 
-/** The CSRF token every state-changing form of a session carries back (src/dashboard/security.ts). */
+/** The CSRF token every state-changing form of a session carries back (src/surfaces/dashboard/security.ts). */
 export const Csrf = ({ token }: { token: string }) => <input type="hidden" name="_csrf" value={token} />;
 
 export function Page({ title, children, stylesheet }: { title: string; children: Child; stylesheet?: string }) {

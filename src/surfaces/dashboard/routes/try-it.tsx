@@ -22,8 +22,8 @@ const render = async (c: DashContext, sent?: TryPageProps["sent"], status: 200 |
 
 /**
  * Try it: a form per product posts the key and a JSON body; the dashboard checks the key belongs to the account and
- * runs the body as the API request it stands for (src/dashboard/try-it.ts). The API's status shows on the page, which
- * itself answers 200.
+ * runs the body as the API request it stands for (src/surfaces/dashboard/try-it.ts). The API's status shows on the
+ * page, which itself answers 200.
  */
 export const tryRoutes = () =>
   new Hono<DashEnv>()
