@@ -59,7 +59,7 @@ describe("DEV_ADDED_LATENCY_MS", () => {
     const slow = withLatency("60");
     await waitsFor(60, () => slow.DB.prepare("SELECT 1").first());
     await waitsFor(60, () => slow.DB.batch([slow.DB.prepare("SELECT 1"), slow.DB.prepare("SELECT 2")]));
-    const stub = slow.CREDITS.get(slow.CREDITS.idFromName("acct_latency"));
+    const stub = slow.ACCOUNTS.get(slow.ACCOUNTS.idFromName("acct_latency"));
     await waitsFor(60, () => stub.balance(null));
   });
 
