@@ -63,7 +63,7 @@ async function main() {
       'compatibility_date = "2026-11-01"',
       'compatibility_flags = ["nodejs_compat"]',
       "[[durable_objects.bindings]]",
-      'name = "CREDITS"',
+      'name = "ACCOUNTS"',
       'class_name = "AccountObject"',
       "[[migrations]]",
       'tag = "v1"',

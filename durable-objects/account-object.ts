@@ -28,7 +28,7 @@ import { ClaimBook } from "./claims";
 
 export type * from "./account/types";
 export type * from "./account/list-types";
-export type { MailSettings, Notice, NoticeMessage } from "./account/notices";
+export type { Notice, NoticeMessage } from "./account/notices";
 
 /** Values answered in one UTC day for one product, with the credits their history rows say they cost. */
 type DailyAnswer = ReturnType<typeof dailyAnswers>[number];

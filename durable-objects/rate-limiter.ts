@@ -1,8 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { type Bucket, gcra, type HitResult } from "../src/limits/gcra";
 
-export { type Bucket, gcra, type HitResult };
-
 /**
  * A limited subject with no account behind it (the sandbox key's source address, a source guessing the operator
  * token): requests are counted one at a time.

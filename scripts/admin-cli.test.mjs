@@ -22,7 +22,7 @@ function admin(args, url = "http://127.0.0.1:9", token = "t") {
   });
 }
 
-/** An operator API that already holds acc_1 for taken@example.com, answering as src/routes/admin does. */
+/** An operator API that already holds acc_1 for taken@example.com, answering as src/surfaces/api/admin does. */
 async function operatorApi() {
   const seen = [];
   const server = createServer((req, res) => {

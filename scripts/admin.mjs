@@ -1,4 +1,4 @@
-// `npm run admin -- <command> ...`: the operator API (/admin/v1, src/routes/admin/*.ts) from the command line.
+// `npm run admin -- <command> ...`: the operator API (/admin/v1, src/surfaces/api/admin/*.ts) from the command line.
 // Prints the JSON response; exits 1 on an error envelope or an unreachable server, 2 on a usage error.
 // ADMIN_URL (default http://127.0.0.1:$PORT, PORT 8787; the importers read it too) and ADMIN_TOKEN (default:
 // ADMIN_TOKEN in .dev.vars) come from the environment.

@@ -18,7 +18,8 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 export const ASSETS_DIR = join(ROOT, "dist", "public");
 /** The versioned path sites embed; a breaking change to the widget's options gets /widget/v2/. */
 export const WIDGET_PATH = "/widget/v1/verify.js";
-/** Where GET /docs loads its renderer from (src/routes/reference.ts names the same paths): our origin, not a CDN. */
+/** Where GET /docs loads its renderer from (src/surfaces/api/reference.ts names the same paths): our origin, not a
+ * CDN. */
 export const REFERENCE_SCRIPT_PATH = "/docs/assets/api-reference.js";
 export const REFERENCE_STYLE_PATH = "/docs/assets/api-reference.css";
 export const REFERENCE_START_PATH = "/docs/assets/reference-start.js";

@@ -4,7 +4,8 @@
 // asked for, and the modules every isolate evaluates are plain ES modules. In one bundle esbuild has to wrap every
 // module reachable from a dynamic import in a lazily compiled function, which costs startup what deferring saves
 // (docs/architecture.md, "Cold start"). The options are wrangler's own (target, conditions, names kept, minified).
-// `import text from "x.json?raw"` (src/raw-modules.d.ts) becomes a Text module beside them, as in wrangler's bundle.
+// `import text from "x.json?raw"` (typed by `npm run types` from wrangler.toml's `rules`) becomes a Text module
+// beside them, as in wrangler's bundle.
 // Run by `npm run deploy` and `npm run deploy:check` through [env.production.build]; `wrangler dev` and the tests
 // run the sources.
 import { build } from "esbuild";

@@ -31,15 +31,16 @@ afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 describe("the production Worker's modules", () => {
   it("keep the dashboard, payments, passkeys, the tool protocol and mimetext out of startup", () => {
     const inputs = startupInputs();
-    expect(inputs.some((f) => f.startsWith("src/routes/"))).toBe(true);
+    expect(inputs.some((f) => f.startsWith("src/surfaces/api/"))).toBe(true);
     for (const lazy of [
       /node_modules\/stripe\//,
       /node_modules\/@simplewebauthn\//,
       /node_modules\/@modelcontextprotocol\//,
       /node_modules\/ajv\//,
       /node_modules\/mimetext\//,
-      // The mail links' pages (src/routes/mail-links.ts) share the dashboard's layout; the dashboard itself is lazy.
-      /^src\/dashboard\/(?!pages\/)/,
+      // The mail links' pages (src/surfaces/api/mail-links.ts) share the dashboard's layout; the dashboard itself is
+      // lazy.
+      /^src\/surfaces\/dashboard\/(?!pages\/)/,
       /^src\/surfaces\/mcp\//,
     ])
       expect(inputs.filter((f) => lazy.test(f))).toEqual([]);

@@ -1,8 +1,9 @@
 // `npm run openapi:examples [-- test files...]`: runs the workerd tests with OPENAPI_RECORD set, so every successful
 // answer a test receives through fetchChecked/call is sent to the Node-side desk (test/openapi-record.ts,
-// test/fixtures/openapi-desk.ts), then keeps one real answer per operation in src/routes/recorded-examples.json: the
-// request and response examples the served OpenAPI document shows. Operations the run did not reach keep their
-// recorded example; test/http/openapi-examples.test.ts fails while an operation has none. Commit the file.
+// test/fixtures/openapi-desk.ts), then keeps one real answer per operation in
+// src/surfaces/api/recorded-examples.json: the request and response examples the served OpenAPI document shows.
+// Operations the run did not reach keep their recorded example; test/http/openapi-examples.test.ts fails while an
+// operation has none. Commit the file.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,7 +11,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { ROOT } from "./lib/local.mjs";
 
-const EXAMPLES_FILE = join(ROOT, "src", "routes", "recorded-examples.json");
+const EXAMPLES_FILE = join(ROOT, "src", "surfaces", "api", "recorded-examples.json");
 
 /** Arrays in an example keep this many items: enough to show the shape, light enough for the reference page. */
 const MAX_ITEMS = 3;

@@ -23,9 +23,15 @@ describe("wrangler.toml", () => {
   });
 
   it("declares a migration for every Durable Object class, and production inherits the crons and assets", () => {
-    const migrated = production.migrations.flatMap((m) => [...(m.new_sqlite_classes ?? []), ...(m.new_classes ?? [])]);
+    // The classes the migrations leave, in order: a renamed class lives on under its new name only.
+    const migrated = production.migrations.reduce((live, m) => {
+      for (const name of [...(m.new_sqlite_classes ?? []), ...(m.new_classes ?? [])]) live.add(name);
+      for (const { from, to } of m.renamed_classes ?? []) live.delete(from) && live.add(to);
+      for (const name of m.deleted_classes ?? []) live.delete(name);
+      return live;
+    }, new Set());
     for (const { class_name } of [...top.durable_objects.bindings, ...production.durable_objects.bindings])
-      expect(migrated).toContain(class_name);
+      expect([...migrated]).toContain(class_name);
     expect(production.triggers.crons).toEqual(top.triggers.crons);
     // Production builds what development builds, then the Worker's separate modules (scripts/build-worker.mjs).
     expect(production.build.command).toBe(`${top.build.command} && node scripts/build-worker.mjs`);

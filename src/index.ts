@@ -6,8 +6,7 @@ import { runTraced } from "./platform/trace";
 import { tracedEnv } from "./platform/traced-env";
 import { handleJobMessages, type JobMessage } from "./queue";
 
-// Deployed under its first class name (wrangler.toml `class_name`): a new one needs a `renamed_classes` migration.
-export { AccountObject as AccountCredits } from "../durable-objects/account-object";
+export { AccountObject } from "../durable-objects/account-object";
 export { RateLimiter } from "../durable-objects/rate-limiter";
 export { SmtpSidecar } from "../durable-objects/smtp-sidecar";
 export { Recovery } from "../durable-objects/recovery";

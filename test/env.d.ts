@@ -25,7 +25,7 @@ declare namespace Cloudflare {
     PUBLISHERS_URL: string;
     /** The partners' stand-in (test/fixtures/partners.ts): `GET /stats` counts the calls each value caused. */
     PARTNERS_URL: string;
-    /** Purchases (src/dashboard/billing): the Stripe stand-in (test/fixtures/stripe.ts) and its keys. */
+    /** Purchases (src/surfaces/dashboard/billing): the Stripe stand-in (test/fixtures/stripe.ts) and its keys. */
     STRIPE_API_URL: string;
     STRIPE_SECRET_KEY: string;
     STRIPE_WEBHOOK_SECRET: string;

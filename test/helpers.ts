@@ -76,7 +76,7 @@ export async function createAccount(options: AccountOptions = {}): Promise<TestA
   return { accountId: account.id, userId: member.user_id, key: key.key, keyId: key.id };
 }
 
-export const creditsStub = (accountId: string) => env.CREDITS.get(env.CREDITS.idFromName(accountId));
+export const creditsStub = (accountId: string) => env.ACCOUNTS.get(env.ACCOUNTS.idFromName(accountId));
 
 export interface MailStats {
   dataCalls: number;

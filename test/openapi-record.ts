@@ -6,7 +6,7 @@ import type { OperationExample } from "../src/http/openapi";
  * `npm run openapi:examples` (scripts/record-examples.mjs) runs the workerd tests with OPENAPI_RECORD set: every
  * successful answer a test receives through `fetchChecked` (or `call`) is kept here by operation, and test/setup.ts
  * sends the file's to the Node-side desk (test/fixtures/openapi-desk.ts) after its tests; the script then picks one
- * per operation into src/routes/recorded-examples.json, the examples the served document shows.
+ * per operation into src/surfaces/api/recorded-examples.json, the examples the served document shows.
  */
 export interface RecordedAnswer {
   /** `POST /api/v1/email`, as the document names the operation. */

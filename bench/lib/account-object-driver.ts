@@ -6,7 +6,7 @@ import type { AdmissionRequest } from "../../durable-objects/account-object";
 export { AccountObject } from "../../durable-objects/account-object";
 
 interface DriverEnv {
-  CREDITS: DurableObjectNamespace<import("../../durable-objects/account-object").AccountObject>;
+  ACCOUNTS: DurableObjectNamespace<import("../../durable-objects/account-object").AccountObject>;
   DB: D1Database;
 }
 
@@ -44,7 +44,7 @@ export default {
     const concurrency = Number(url.searchParams.get("concurrency") ?? 16);
     const keys = Number(url.searchParams.get("keys") ?? 1_000);
     if (kind === "ping") return Response.json({ ok: true });
-    const stub = env.CREDITS.get(env.CREDITS.idFromName(url.searchParams.get("account") ?? "bench"));
+    const stub = env.ACCOUNTS.get(env.ACCOUNTS.idFromName(url.searchParams.get("account") ?? "bench"));
     if (kind === "setup") {
       await env.DB.batch(OLD_LISTS.map((table) => env.DB.prepare(`CREATE TABLE IF NOT EXISTS ${table}`)));
       await stub.setPlan("enterprise");

@@ -1,19 +1,19 @@
 // Sample renderings of the dashboard's pages for bench/dashboard-weight.mjs (bundled by esbuild, run in Node): each
 // page with the props a new account would see (two keys, a month of zeros, the six try-it forms, no members but one).
-import { BulkPage } from "../../src/dashboard/pages/bulk";
-import { RunPage } from "../../src/dashboard/pages/bulk-run";
-import { ExamplesPage } from "../../src/dashboard/pages/examples";
-import { KeysPage } from "../../src/dashboard/pages/keys";
-import { STYLES } from "../../src/dashboard/pages/layout";
-import { MonitorsPage } from "../../src/dashboard/pages/monitors";
-import { PoliciesPage } from "../../src/dashboard/pages/policies";
-import { SignInPage, SignUpPage } from "../../src/dashboard/pages/sign-in";
-import { SuppressionsPage } from "../../src/dashboard/pages/suppressions";
-import { TryPage } from "../../src/dashboard/pages/try-it";
-import { UsagePage } from "../../src/dashboard/pages/usage";
+import { BulkPage } from "../../src/surfaces/dashboard/pages/bulk";
+import { RunPage } from "../../src/surfaces/dashboard/pages/bulk-run";
+import { ExamplesPage } from "../../src/surfaces/dashboard/pages/examples";
+import { KeysPage } from "../../src/surfaces/dashboard/pages/keys";
+import { STYLES } from "../../src/surfaces/dashboard/pages/layout";
+import { MonitorsPage } from "../../src/surfaces/dashboard/pages/monitors";
+import { PoliciesPage } from "../../src/surfaces/dashboard/pages/policies";
+import { SignInPage, SignUpPage } from "../../src/surfaces/dashboard/pages/sign-in";
+import { SuppressionsPage } from "../../src/surfaces/dashboard/pages/suppressions";
+import { TryPage } from "../../src/surfaces/dashboard/pages/try-it";
+import { UsagePage } from "../../src/surfaces/dashboard/pages/usage";
 import type { ApiKey } from "../../src/db/api-keys";
 import type { JobView } from "../../src/engines/bulk/jobs";
-import type { DashboardSession } from "../../src/dashboard/session";
+import type { DashboardSession } from "../../src/surfaces/dashboard/session";
 
 const session: DashboardSession = {
   idHash: "x",
@@ -69,8 +69,8 @@ const samples = products.map((product) => ({
   samples: ["sample-1", "sample-2", "sample-3"].map((value) => ({ value, answer: "deliverable" })),
 }));
 
-export { COPY_SCRIPT as copyScript } from "../../src/dashboard/routes/examples";
-export { LOCAL_TIME_SCRIPT as localTimeScript } from "../../src/dashboard/pages/local-time";
+export { COPY_SCRIPT as copyScript } from "../../src/surfaces/dashboard/routes/examples";
+export { LOCAL_TIME_SCRIPT as localTimeScript } from "../../src/surfaces/dashboard/pages/local-time";
 export const styles = STYLES;
 export const pages: Record<string, () => unknown> = {
   "sign-in": () => <SignInPage csrf={"c".repeat(32)} />,

@@ -23,7 +23,7 @@ interface Path {
 const PATHS: Path[] = [
   {
     name: "POST /api/v1/email (REST)",
-    from: "src/routes/rest-lookups.ts",
+    from: "src/surfaces/api/rest-lookups.ts",
     request: (key, email) => new Request(`${BASE}/api/v1/email`, json({ email }, { Authorization: `Bearer ${key}` })),
   },
   {

@@ -2,15 +2,11 @@ import { and, eq } from "drizzle-orm";
 import type { Database } from "./client";
 import { accounts, apiKeys, memberships } from "./schema";
 
-let rowsRead = 0;
-
 /**
  * One query for everything the key checks need: the key, its account's state and whether its holder is still a member,
- * plus the account fields `GET /account` shows, so that route needs no read of its own. `counted` false: the second
- * query of one lookup (the primary asked after a replica did not know the hash), which `keyRowsRead` counts once.
+ * plus the account fields `GET /account` shows, so that route needs no read of its own.
  */
-export async function queryKeyByHash(db: Database, keyHash: string, counted = true) {
-  if (counted) rowsRead += 1;
+export async function queryKeyByHash(db: Database, keyHash: string) {
   const row = await db
     .select({
       id: apiKeys.id,
@@ -38,9 +34,6 @@ export async function queryKeyByHash(db: Database, keyHash: string, counted = tr
 }
 
 export type StoredKey = NonNullable<Awaited<ReturnType<typeof queryKeyByHash>>>;
-
-/** How many key lookups this isolate has taken to D1, replica or primary (tests read it). */
-export const keyRowsRead = () => rowsRead;
 
 /** A key whose holder has left the account (KEY_ACCOUNT_MISMATCH). Keys created without a holder never mismatch. */
 export const holderLeft = (key: StoredKey) => key.userId !== null && key.memberUserId === null;

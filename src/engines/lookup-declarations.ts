@@ -5,7 +5,7 @@ import type { WalkProduct } from "./product/walk-roles";
 
 /**
  * A product's declarations: its lookups as data (src/products/<name>/declarations.ts). The REST adapter mounts every
- * declaration (src/routes/rest-lookups.ts); the tool protocol makes a tool of each route that declares `tool`
+ * declaration (src/surfaces/api/rest-lookups.ts); the tool protocol makes a tool of each route that declares `tool`
  * (src/surfaces/mcp/lookup-tools.ts); the dashboard's try-it forms are the `single` POST routes. Each surface validates
  * its own request shape, hands the request to the lookup module (`runDeclared`, src/lookups/service.ts), and
  * renders the answer its own way; the service's walk then calls the

@@ -75,6 +75,3 @@ export function joinTxt(data: string): string {
   const chunks = [...data.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]!.replace(/\\(.)/g, "$1"));
   return chunks.length ? chunks.join("") : data;
 }
-
-/** For tests that change fixture answers between cases. */
-export const clearDnsCache = () => cache.clear();

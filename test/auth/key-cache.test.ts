@@ -1,15 +1,35 @@
 import { describe, expect, it } from "vitest";
 import { randomToken } from "../../src/platform/tokens";
-import { primaryKeyReads } from "../../src/auth/key-lookup";
-import { keyRowsRead } from "../../src/db/keys";
 import { UNKNOWN_KEYS } from "../../src/limits/unknown-keys";
 import { admin, bearer, call, createAccount, json } from "../helpers";
 
 /**
- * The per-isolate key cache (src/auth/key-lookup.ts). SELF runs the Worker in this test's isolate, so `keyRowsRead()`
- * counts exactly the key rows the Worker asked D1 for: a refusal that leaves it unchanged read nothing.
+ * The per-isolate key cache (src/auth/key-lookup.ts). SELF runs the Worker in this test's isolate, so the isolate's
+ * round trips (GET /admin/v1/round-trips) count exactly the key rows it asked D1 for before its answers: the one D1
+ * read `GET /account` and the browser endpoints make before answering is the key's. A refusal that leaves them
+ * unchanged read nothing.
  */
 const account = (key: string, ip: string) => call("/api/v1/account", bearer(key, { "CF-Connecting-IP": ip }));
+
+type Count = { mean: number; max: number };
+interface Figures {
+  route: string;
+  requests: number;
+  before_answer: Record<"d1_primary" | "d1_replica", Count>;
+}
+
+/** D1 reads before the answer on every route but the operator's: `rows` every lookup, `primary` the primary's. */
+async function keyReads() {
+  const { routes } = await admin<{ routes: Figures[] }>("GET", "/round-trips");
+  const sum = (kind: "d1_primary" | "d1_replica") =>
+    routes
+      .filter((r) => !r.route.includes("/admin/"))
+      .reduce((n, r) => n + Math.round(r.before_answer[kind].mean * r.requests), 0);
+  // A key the replica does not know is asked of the primary too: one lookup, two reads.
+  return { rows: sum("d1_replica"), primary: sum("d1_primary") };
+}
+const keyRowsRead = async () => (await keyReads()).rows;
+const primaryKeyReads = async () => (await keyReads()).primary;
 const randomSecret = () => `sk_live_${randomToken(40)}`;
 
 /** Sends the requests one after another and returns each one's status and error code. */
@@ -26,9 +46,9 @@ describe("key cache: changes apply at once in the isolate that made them", () =>
   it("a revoked key answers 401 on the very next request, though its row was cached", async () => {
     const acct = await createAccount();
     expect((await account(acct.key, "198.51.100.1")).status).toBe(200);
-    const reads = keyRowsRead();
+    const reads = await keyRowsRead();
     expect((await account(acct.key, "198.51.100.1")).status).toBe(200);
-    expect(keyRowsRead()).toBe(reads);
+    expect(await keyRowsRead()).toBe(reads);
     await admin("DELETE", `/keys/${acct.keyId}`);
     const { status, body } = await account(acct.key, "198.51.100.1");
     expect(status).toBe(401);
@@ -70,7 +90,7 @@ describe("key cache: changes apply at once in the isolate that made them", () =>
       // cancelled with that request and answer a bare 500. So no request may wait on another's read; each reads for
       // itself.
       const acct = await createAccount();
-      const reads = keyRowsRead();
+      const reads = await keyRowsRead();
       // Five: the key's own limit is 5 a second, so all of them are admitted.
       const answers = await Promise.all(Array.from({ length: 5 }, (_, i) => account(acct.key, `198.51.100.${20 + i}`)));
       expect(answers.map((a) => a.status)).toEqual(Array(5).fill(200));
@@ -79,10 +99,10 @@ describe("key cache: changes apply at once in the isolate that made them", () =>
         expect(body.meta.request_id).toBe(response.headers.get("X-Request-Id"));
         expect(response.headers.get("X-Request-Id")).toMatch(/^req_[0-9a-f]{32}$/);
       }
-      expect(keyRowsRead()).toBe(reads + 5);
+      expect(await keyRowsRead()).toBe(reads + 5);
       await new Promise((resolve) => setTimeout(resolve, 1_000)); // the key's own limit (5 a second) refills
       expect((await account(acct.key, "198.51.100.30")).status).toBe(200);
-      expect(keyRowsRead()).toBe(reads + 5);
+      expect(await keyRowsRead()).toBe(reads + 5);
     },
   );
 });
@@ -93,7 +113,7 @@ describe("key cache: a flood of unknown keys from one address", () => {
       "replica read only",
     async () => {
       const flooder = "203.0.113.50";
-      const [reads, primary] = [keyRowsRead(), primaryKeyReads()];
+      const { rows: reads, primary } = await keyReads();
       const answers = await inTurn(50, () => account(randomSecret(), flooder));
       expect(answers.slice(0, UNKNOWN_KEYS.limit).map((a) => a.code)).toEqual(
         Array(UNKNOWN_KEYS.limit).fill("UNAUTHENTICATED"),
@@ -104,8 +124,8 @@ describe("key cache: a flood of unknown keys from one address", () => {
       );
       for (const { retryAfter } of refused) expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
       expect(Number(refused[0]!.retryAfter)).toBeLessThanOrEqual(UNKNOWN_KEYS.windowMs / UNKNOWN_KEYS.limit / 1000);
-      expect(primaryKeyReads()).toBe(primary + UNKNOWN_KEYS.limit);
-      expect(keyRowsRead()).toBe(reads + 50);
+      expect(await primaryKeyReads()).toBe(primary + UNKNOWN_KEYS.limit);
+      expect(await keyRowsRead()).toBe(reads + 50);
     },
   );
 
@@ -118,13 +138,13 @@ describe("key cache: a flood of unknown keys from one address", () => {
     expect((await account(knownUnknown, "192.0.2.10")).status).toBe(401);
 
     await inTurn(UNKNOWN_KEYS.limit, () => account(randomSecret(), flooder));
-    const primary = primaryKeyReads();
+    const primary = await primaryKeyReads();
     expect((await account(randomSecret(), flooder)).body.error.code).toBe("RATE_LIMITED");
     expect((await account(cached.key, flooder)).status).toBe(200);
     expect((await account(knownUnknown, flooder)).body.error.code).toBe("UNAUTHENTICATED");
     // A valid key the isolate has not seen is read from the nearby replica and answered, flood or not.
     expect((await account(uncached.key, flooder)).status).toBe(200);
-    expect(primaryKeyReads()).toBe(primary);
+    expect(await primaryKeyReads()).toBe(primary);
 
     expect((await account(randomSecret(), "203.0.113.52")).body.error.code).toBe("UNAUTHENTICATED");
     expect((await account(uncached.key, "203.0.113.52")).status).toBe(200);
@@ -170,16 +190,16 @@ describe("key cache: a flood of unknown keys from one address", () => {
     async () => {
       const flooder = "203.0.113.56";
       const burst = UNKNOWN_KEYS.limit * 2;
-      const primary = primaryKeyReads();
+      const primary = await primaryKeyReads();
       const answers = await Promise.all(Array.from({ length: burst }, () => account(randomSecret(), flooder)));
       expect(new Set(answers.map((a) => a.body.error.code))).toEqual(new Set(["UNAUTHENTICATED"]));
-      expect(primaryKeyReads()).toBe(primary + burst);
+      expect(await primaryKeyReads()).toBe(primary + burst);
       const next = await account(randomSecret(), flooder);
       expect(next.body.error.code).toBe("RATE_LIMITED");
       // Every miss counted: the wait covers the whole burst beyond the budget, not one interval.
       const interval = UNKNOWN_KEYS.windowMs / UNKNOWN_KEYS.limit / 1000;
       expect(Number(next.response.headers.get("Retry-After"))).toBeGreaterThan((burst - UNKNOWN_KEYS.limit) * interval);
-      expect(primaryKeyReads()).toBe(primary + burst);
+      expect(await primaryKeyReads()).toBe(primary + burst);
     },
   );
 

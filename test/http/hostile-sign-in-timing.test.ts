@@ -13,7 +13,7 @@ import { caughtFor, waitForMail } from "../mail-catcher";
  */
 vi.setConfig({ testTimeout: 30_000 });
 
-const WATCHED = new Set(["DB", "LIMITER", "JOBS", "CREDITS", "RESULTS", "DATASETS"]);
+const WATCHED = new Set(["DB", "LIMITER", "JOBS", "ACCOUNTS", "RESULTS", "DATASETS"]);
 
 /** `base` with its storage bindings recording every method called on them (and on what those calls return). */
 function recording(base: Env) {

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
-import { inviteMember } from "../../src/dashboard/accounts";
+import { inviteMember } from "../../src/surfaces/dashboard/accounts";
 import { INVITATION_VALID_MS } from "../../src/db/members";
 import { receiveFeedback } from "../../src/engines/lists/feedback";
 import { createMonitor } from "../../src/engines/monitors/edit";

@@ -2,8 +2,8 @@ import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { Validator, type Schema } from "@cfworker/json-schema";
 import type { OperationExample } from "../../src/http/openapi";
-import { OPERATION_EXAMPLES } from "../../src/routes/openapi";
-import recordedExamples from "../../src/routes/recorded-examples.json";
+import { OPERATION_EXAMPLES } from "../../src/surfaces/api/openapi";
+import recordedExamples from "../../src/surfaces/api/recorded-examples.json";
 import { createAccount } from "../helpers";
 import { assertDocumentedResponse } from "../openapi-check";
 
@@ -86,7 +86,7 @@ interface Operation {
   responses: Record<string, { content?: Record<string, { examples?: Record<string, { value: unknown }> }> }>;
 }
 
-describe("real answers on every operation (src/routes/recorded-examples.json, `npm run openapi:examples`)", () => {
+describe("real answers on every operation (src/surfaces/api/recorded-examples.json, npm run openapi:examples)", () => {
   it("every operation shows a response example, and a request example where it takes a body", async () => {
     const doc = (await (await SELF.fetch("https://api.test/api/v1/openapi.json")).json()) as {
       paths: Record<string, Record<string, Operation>>;

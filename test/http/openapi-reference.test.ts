@@ -1,8 +1,13 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { registeredProducts } from "../../src/products/registry";
-import { TAGS } from "../../src/routes/openapi";
-import { GUIDES, REFERENCE_SCRIPT_PATH, REFERENCE_START_PATH, REFERENCE_STYLE_PATH } from "../../src/routes/reference";
+import { TAGS } from "../../src/surfaces/api/openapi";
+import {
+  GUIDES,
+  REFERENCE_SCRIPT_PATH,
+  REFERENCE_START_PATH,
+  REFERENCE_STYLE_PATH,
+} from "../../src/surfaces/api/reference";
 import { BASE, createAccount } from "../helpers";
 import { connect } from "../mcp-client";
 

@@ -13,7 +13,7 @@ import { monitorRequest } from "../../src/engines/monitors/request";
 import { BASELINES_PER_STATEMENT } from "../../src/engines/monitors/store";
 import type { Product } from "../../src/engines/product";
 import { INLINE_BODY_BYTES } from "../../src/engines/webhooks/body-store";
-import { UPLOAD_MAX_BYTES } from "../../src/dashboard/bulk-upload";
+import { UPLOAD_MAX_BYTES } from "../../src/surfaces/dashboard/bulk-upload";
 import { BODY_BYTES } from "../../src/http/body";
 import { CLOUDFLARE_LIMITS } from "../../src/platform/cloudflare-limits";
 import { SIDECAR_LIMITS } from "../../src/platform/domain-probe";
@@ -270,7 +270,7 @@ function bulkLimits(): CustomerLimit[] {
     limit: "dashboard bulk upload file",
     customerMax: UPLOAD_MAX_BYTES,
     unit: "bytes",
-    where: "src/dashboard/bulk-upload.ts UPLOAD_MAX_BYTES",
+    where: "src/surfaces/dashboard/bulk-upload.ts UPLOAD_MAX_BYTES",
     hops: [
       // The file's rows travel on as a JSON list to the API route: each row gains its quotes and a comma.
       bodyReader(UPLOAD_MAX_BYTES + 3 * MAX_BULK_ROWS + 4096, "bulk"),

@@ -47,7 +47,7 @@ describe("DEV_ADDED_LATENCY_MS", () => {
     const slow = withLatency("300");
     await waitsFor(300, () => slow.DB.prepare("SELECT 1").first());
     await waitsFor(300, () => slow.DB.batch([slow.DB.prepare("SELECT 1"), slow.DB.prepare("SELECT 2")]));
-    const stub = slow.CREDITS.get(slow.CREDITS.idFromName("acct_latency"));
+    const stub = slow.ACCOUNTS.get(slow.ACCOUNTS.idFromName("acct_latency"));
     await waitsFor(300, () => stub.balance(null));
   });
 

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { clearDnsCache, resolve } from "../../src/platform/doh";
+import { resolve } from "../../src/platform/doh";
 import { runInIoScope } from "../../src/platform/io-scope";
 
 /**
@@ -26,7 +26,6 @@ describe("DNS queries under way are shared only inside one invocation", () => {
   it(
     "lookups of one name started together in two invocations each make their own query; later ones use the " + "cache",
     async () => {
-      clearDnsCache();
       const name = fresh();
       await Promise.all([
         runInIoScope(() => resolve(env.DOH_URL, name, "A")),

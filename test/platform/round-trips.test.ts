@@ -12,7 +12,7 @@ const EXPECTED = {
    * GET /api/v1/account with a key this isolate has not looked up yet: the key row, which carries the account's own
    * fields too, read through a read-replica session (src/auth/key-lookup.ts; the primary only for a hash the replica
    * does not know), then one call to the account's object that counts the key's rate limit and answers the snapshot
-   * (DO, src/routes/account.ts); after the answer the request log's batch, sent on the JOBS queue
+   * (DO, src/surfaces/api/account.ts); after the answer the request log's batch, sent on the JOBS queue
    * (src/http/request-log.ts; its consumer's D1 write is not the request's).
    */
   accountFirst: {

@@ -7,7 +7,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { deliveryConfig } from "../../src/engines/webhooks/config";
-import { clearDnsCache } from "../../src/platform/doh";
 import { PRIVATE_REFUSAL, postOnce, type DeliveryConfig } from "../../src/platform/webhooks";
 import { mailStats } from "../helpers";
 
@@ -52,7 +51,6 @@ async function dialsSince(from: number, ports: number[]) {
 
 /** Three attempts to the rebinding name at `port`; what the trap saw and the sidecar dialled to that port meanwhile. */
 async function rebind(port: number, config: DeliveryConfig) {
-  clearDnsCache();
   const before = await trap();
   const dialsBefore = (await mailStats()).dials.length;
   const results = [];

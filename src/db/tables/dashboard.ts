@@ -2,8 +2,8 @@ import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { createdAt } from "./platform";
 
 /**
- * A signed-in browser (src/dashboard/session.ts). Only the SHA-256 of the cookie's value is stored, so the table never
- * holds a usable session; `csrf_token` is what every state-changing form of that session must send back.
+ * A signed-in browser (src/surfaces/dashboard/session.ts). Only the SHA-256 of the cookie's value is stored, so the
+ * table never holds a usable session; `csrf_token` is what every state-changing form of that session must send back.
  */
 export const dashboardSessions = sqliteTable(
   "dashboard_sessions",

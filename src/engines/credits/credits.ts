@@ -17,7 +17,7 @@ export type {
 } from "./types";
 
 /** The account's credits Durable Object: the only place a balance is read or written. */
-export const creditsStub = (env: Env, accountId: string) => env.CREDITS.get(env.CREDITS.idFromName(accountId));
+export const creditsStub = (env: Env, accountId: string) => env.ACCOUNTS.get(env.ACCOUNTS.idFromName(accountId));
 
 /**
  * The account's object as one request sees it: whichever of these the request calls first also carries its pending

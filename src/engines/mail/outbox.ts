@@ -57,7 +57,7 @@ export interface OutgoingMail {
 
 /**
  * The one-click unsubscribe link of an optional message: its own id (random, unguessable) names the recipient, so the
- * link works for that recipient only and carries no secret (src/routes/mail-unsubscribe.ts).
+ * link works for that recipient only and carries no secret (src/surfaces/api/mail-unsubscribe.ts).
  */
 export const unsubscribeUrl = (env: Env, messageId: string) =>
   `${env.MAIL_BASE_URL.replace(/\/+$/, "")}/mail/unsubscribe/${messageId}`;

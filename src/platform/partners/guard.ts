@@ -43,7 +43,11 @@ const stateOf = (partner: string) => {
   return state;
 };
 
-/** Forgets every breaker (tests start each case from a closed breaker). */
+/**
+ * Forgets every breaker. Only tests call it (knip's `@internal`): the breakers are per isolate, and the test files
+ * sharing one runtime start each case from closed breakers rather than wait out a pause another file left open.
+ * @internal
+ */
 export const resetBreakers = () => breakers.clear();
 
 const numberVar = (value: string | undefined, fallback: number) => {

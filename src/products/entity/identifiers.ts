@@ -17,11 +17,6 @@ function mod97(value: string): number {
   return remainder;
 }
 
-/** ISO 17442: the 20 characters, letters read as 10..35, are 1 modulo 97. */
-export function leiChecksumValid(lei: string): boolean {
-  return LEI_SHAPE.test(lei) && mod97(lei) === 1;
-}
-
 /** The two check digits that make `base` (18 characters) a valid LEI: 98 - (base + "00" mod 97). */
 export function leiCheckDigits(base: string): string {
   return String(98 - mod97(`${base.toUpperCase()}00`)).padStart(2, "0");
@@ -32,6 +27,7 @@ export interface LeiReading {
   lei: string;
   /** 18 letters or digits followed by two digits. */
   wellFormed: boolean;
+  /** ISO 17442: the 20 characters, letters read as 10..35, are 1 modulo 97. */
   checksumValid: boolean;
 }
 

@@ -5,7 +5,7 @@ import { payerOf } from "../../../src/engines/credits/payer";
 import type { StopReason } from "../../../src/engines/credits/credits";
 import { walk } from "../../../src/engines/walk/walk";
 import { refusalOf } from "../../../src/lookups/service";
-import { apiErrorOf } from "../../../src/routes/rest-act";
+import { apiErrorOf } from "../../../src/surfaces/api/rest-act";
 import { onError } from "../../../src/http/error-handler";
 import { ok } from "../../../src/http/envelope";
 import { requestId } from "../../../src/http/request-id";
