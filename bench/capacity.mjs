@@ -107,10 +107,14 @@ async function main() {
   copyFileSync(file, copy);
   for (const suffix of ["-wal", "-shm"]) if (existsSync(file + suffix)) copyFileSync(file + suffix, copy + suffix);
   const db = new DatabaseSync(copy);
+  // The index rows of each dataset's imported postcodes and streets, by kind (before any rows are copied).
+  const indexed = db
+    .prepare("SELECT dataset, kind, COUNT(*) AS n FROM autocomplete_tokens GROUP BY dataset, kind")
+    .all();
   const measured = [];
   for (const [table, column] of Object.entries(TABLES)) measured.push(...measureTable(db, table, column));
   db.close();
-  const plan = projection(measured);
+  const plan = projection(measured, indexed);
   printReport(measured, plan);
   return checkRun({
     bench: "capacity",
@@ -241,29 +245,34 @@ function packageRows(dataset) {
 }
 
 /**
- * The autocomplete index of a dataset at its full file: the index rows its imported postcode and street rows were given
- * (the same importer writes both), per row, times the full file's postcode and street rows; null when neither is
- * projected.
+ * The autocomplete index of a dataset at its full file: for each kind of entry (a street, a postcode) whose source table
+ * is projected, the index rows the imported source rows were given (the same importer writes both), per row, times the
+ * full file's rows; null when neither is projected.
  */
-function indexRows(measured, index) {
-  const sources = ["address_postcodes", "address_streets"]
-    .map((table) => ({ table, full: FULL_ROWS[`${table}/${index.dataset}`] }))
-    .filter((s) => s.full)
-    .map((s) => ({ ...s, imported: measured.find((m) => m.table === s.table && m.dataset === index.dataset)?.imported }));
-  const imported = sources.reduce((sum, s) => sum + (s.imported ?? 0), 0);
-  if (!imported) return null;
-  const ratio = index.imported / imported;
-  const rows = Math.round(ratio * sources.reduce((sum, s) => sum + s.full.rows, 0));
-  return { rows, source: `${ratio.toFixed(2)} a ${sources.map((s) => s.table.slice(8, -1)).join("/")} row` };
+function indexRows(measured, indexed, dataset) {
+  const kinds = [
+    { kind: "postcode", table: "address_postcodes" },
+    { kind: "street", table: "address_streets" },
+  ].flatMap(({ kind, table }) => {
+    const full = FULL_ROWS[`${table}/${dataset}`];
+    const imported = measured.find((m) => m.table === table && m.dataset === dataset)?.imported ?? 0;
+    const rows = Number(indexed.find((r) => r.dataset === dataset && r.kind === kind)?.n ?? 0);
+    return full && imported ? [{ kind, ratio: rows / imported, rows: (rows / imported) * full.rows }] : [];
+  });
+  if (!kinds.length) return null;
+  return {
+    rows: Math.round(kinds.reduce((sum, k) => sum + k.rows, 0)),
+    source: kinds.map((k) => `${k.ratio.toFixed(2)} a ${k.kind} row`).join(", "),
+  };
 }
 
 /** Each publisher's full file at the bytes per row measured, plus a second generation of the largest. */
-function projection(measured) {
+function projection(measured, indexed) {
   const lines = [];
   for (const m of measured) {
     const full =
       FULL_ROWS[`${m.table}/${m.dataset}`] ??
-      (m.table === "autocomplete_tokens" ? indexRows(measured, m) : null) ??
+      (m.table === "autocomplete_tokens" ? indexRows(measured, indexed, m.dataset) : null) ??
       (IP_PACKAGES[m.table]
         ? { rows: packageRows(IP_PACKAGES[m.table]), source: `${IP_PACKAGES[m.table]} package` }
         : null);
