@@ -245,9 +245,9 @@ function packageRows(dataset) {
 }
 
 /**
- * The autocomplete index of a dataset at its full file: for each kind of entry (a street, a postcode) whose source table
- * is projected, the index rows the imported source rows were given (the same importer writes both), per row, times the
- * full file's rows; null when neither is projected.
+ * The autocomplete index of a dataset at its full file: for each kind of entry (a street, a postcode) whose source
+ * table is projected, the index rows the imported source rows were given (the same importer writes both), per row,
+ * times the full file's rows; null when neither is projected.
  */
 function indexRows(measured, indexed, dataset) {
   const kinds = [
