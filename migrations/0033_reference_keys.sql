@@ -1,9 +1,10 @@
--- Reference tables keyed for size (docs/operations.md, "Capacity"). The address tables' primary keys lead with
--- (dataset, generation), so the index on those two columns that only the sweep and a dataset's removal read goes: in a
--- WITHOUT ROWID table such an index carries the whole key and was as large as the table. `register_entities` becomes
+-- Reference tables keyed for size (docs/operations.md, "Capacity"). The address tables' and the autocomplete index's
+-- primary keys lead with (dataset, generation), so the index on those two columns that only the sweep and a dataset's
+-- removal read goes: in a WITHOUT ROWID table such an index carries the whole key. `register_entities` becomes
 -- WITHOUT ROWID: its primary key was a second B-tree beside the rowid table. Each table is rebuilt (create, copy,
--- drop, rename; dropping a table drops its indexes). Written by drizzle-kit generate for the address tables, WITHOUT
--- ROWID added by hand (drizzle cannot declare it); `register_entities` by hand (drizzle's snapshot does not change).
+-- drop, rename; dropping a table drops its indexes). Written by drizzle-kit generate for the address and autocomplete
+-- tables, WITHOUT ROWID added by hand (drizzle cannot declare it); `register_entities` by hand (drizzle's snapshot
+-- does not change).
 CREATE TABLE `__new_address_postcodes` (
 	`country` text NOT NULL,
 	`postcode` text NOT NULL,
@@ -67,4 +68,22 @@ CREATE TABLE `__new_register_entities` (
 --> statement-breakpoint
 INSERT INTO `__new_register_entities`("register", "generation", "identifier", "name", "status", "status_detail", "country", "registration_status", "linked_register", "linked_identifier") SELECT "register", "generation", "identifier", "name", "status", "status_detail", "country", "registration_status", "linked_register", "linked_identifier" FROM `register_entities`;--> statement-breakpoint
 DROP TABLE `register_entities`;--> statement-breakpoint
-ALTER TABLE `__new_register_entities` RENAME TO `register_entities`;
+ALTER TABLE `__new_register_entities` RENAME TO `register_entities`;--> statement-breakpoint
+CREATE TABLE `__new_autocomplete_tokens` (
+	`country` text NOT NULL,
+	`token` text NOT NULL,
+	`kind` text NOT NULL,
+	`postcode` text NOT NULL,
+	`label` text NOT NULL,
+	`dataset` text NOT NULL,
+	`generation` integer DEFAULT 0 NOT NULL,
+	`street_key` text NOT NULL,
+	`locality` text,
+	`region` text,
+	`search` text NOT NULL,
+	PRIMARY KEY(`dataset`, `generation`, `country`, `token`, `kind`, `postcode`, `label`)
+) WITHOUT ROWID;
+--> statement-breakpoint
+INSERT INTO `__new_autocomplete_tokens`("country", "token", "kind", "postcode", "label", "dataset", "generation", "street_key", "locality", "region", "search") SELECT "country", "token", "kind", "postcode", "label", "dataset", "generation", "street_key", "locality", "region", "search" FROM `autocomplete_tokens`;--> statement-breakpoint
+DROP TABLE `autocomplete_tokens`;--> statement-breakpoint
+ALTER TABLE `__new_autocomplete_tokens` RENAME TO `autocomplete_tokens`;

@@ -10,10 +10,10 @@ import { findEntities, removeRegister } from "../../src/products/entity/store";
 import { entityRefreshable } from "../../src/products/entity/refresh";
 
 /**
- * migrations/0033_reference_keys.sql: the address tables' primary keys lead with (dataset, generation) and lose their
- * (dataset, generation) index, `register_entities` becomes WITHOUT ROWID. Every row is kept, and every read of the
- * product code (lookups, listings, the autocomplete's premise check, the refresh's sweep, a dataset's removal) still
- * seeks a range of a key rather than scanning a table.
+ * migrations/0033_reference_keys.sql: the address tables' and the autocomplete index's primary keys lead with
+ * (dataset, generation) and lose their (dataset, generation) index, `register_entities` becomes WITHOUT ROWID. Every
+ * row is kept, and every read of the product code (lookups, listings, the autocomplete's prefix ranges and premise
+ * check, the refresh's sweep, a dataset's removal) still seeks a range of a key rather than scanning a table.
  */
 const db = env.MIGRATION_DB;
 const all = async (sql: string) => (await db.prepare(sql).all()).results;
@@ -49,6 +49,23 @@ const ROWS: Record<string, Record<string, unknown>[]> = {
     number,
     dataset: "fr-ban",
     generation: i,
+  })),
+  autocomplete_tokens: [
+    ["rivoli", "street", "Rue de Rivoli", 0],
+    ["rivoli", "street", "Rue de Rivoli", 1],
+    ["75001", "postcode", "Paris", 1],
+  ].map(([token, kind, label, generation]) => ({
+    country: "FR",
+    token,
+    kind,
+    postcode: "75001",
+    label,
+    dataset: "fr-ban",
+    generation,
+    street_key: kind === "street" ? "rue de rivoli" : "",
+    locality: "Paris",
+    region: null,
+    search: "rue de rivoli 75001 paris",
   })),
   register_entities: [
     ["gleif-lei", 0, "5493001KJTIIGC8Y1R12", "uk-companies-house", "00445790"],
@@ -96,7 +113,14 @@ describe("migration 0033_reference_keys", () => {
   });
 
   it("leads the address keys with (dataset, generation) and drops the indexes on them", async () => {
-    for (const table of ["address_postcodes", "address_streets", "address_premises", "register_entities"]) {
+    const tables = [
+      "address_postcodes",
+      "address_streets",
+      "address_premises",
+      "autocomplete_tokens",
+      "register_entities",
+    ];
+    for (const table of tables) {
       const key = await all(`SELECT name FROM pragma_table_info('${table}') WHERE pk > 0 ORDER BY pk`);
       const expected = table === "register_entities" ? ["register", "generation"] : ["dataset", "generation"];
       expect(key.slice(0, 2).map((r) => r.name)).toEqual(expected);
@@ -162,9 +186,15 @@ describe("every read of a reference table seeks its key", () => {
         plan.filter((line) => REFERENCE.test(line) && line.startsWith("SCAN")),
         sql,
       ).toEqual([]);
-      if (!sql.includes("autocomplete_tokens"))
-        expect(plan.join("\n"), sql).toMatch(/USING PRIMARY KEY \(dataset=\? AND generation=\? AND country=\? AND/);
+      expect(plan.join("\n"), sql).toMatch(/USING PRIMARY KEY \(dataset=\? AND generation=\? AND country=\? AND/);
     }
+    // The autocomplete: each dataset's range of the prefix, read in key order (no sort but the union's).
+    const ranges = planned[4]?.plan.filter((line) => /token>\? AND token<\?/.test(line)) ?? [];
+    expect(ranges).toHaveLength(2); // fr-postcodes and fr-ban
+    for (const line of ranges)
+      expect(line).toBe(
+        "SEARCH t USING PRIMARY KEY (dataset=? AND generation=? AND country=? AND token>? AND token<?)",
+      );
     // The house number of a suggestion: one row of address_premises by its whole key.
     const premise = /SEARCH p USING PRIMARY KEY \(dataset=\? AND generation=\? AND .*number=\?\)/;
     expect(planned[4]?.plan.join("\n")).toMatch(premise);
@@ -192,8 +222,60 @@ describe("every read of a reference table seeks its key", () => {
         plan.filter((line) => REFERENCE.test(line) && line.startsWith("SCAN")),
         sql,
       ).toEqual([]);
-      // The autocomplete index keeps its own (dataset, generation) index: its key leads with the token.
-      expect(plan.join("\n"), sql).toMatch(/SEARCH \w+ USING (PRIMARY KEY|COVERING INDEX \w+) \((dataset|register)=\?/);
+      expect(plan.join("\n"), sql).toMatch(/SEARCH \w+ USING PRIMARY KEY \((dataset|register)=\?/);
     }
+  });
+});
+
+describe("the autocomplete's candidates are those of one range over every dataset", () => {
+  // Two datasets of one country, more candidates than a read keeps (200), interleaved in token order, some in a
+  // generation answers do not read and some without the query's other word.
+  beforeAll(async () => {
+    const now = Date.now();
+    const statements = [
+      env.DB.prepare(
+        "INSERT INTO datasets (name, version, records, loaded_at) VALUES ('uk-onspd', 'v', 1, ?1), " +
+          "('uk-os-open-names', 'v', 1, ?1)",
+      ).bind(now),
+      env.DB.prepare("INSERT INTO dataset_generations (name, active) VALUES ('uk-os-open-names', 2)"),
+    ];
+    for (let i = 0; i < 420; i++) {
+      const dataset = i % 3 === 0 ? "uk-onspd" : "uk-os-open-names";
+      const generation = dataset === "uk-onspd" ? 0 : i % 7 === 0 ? 1 : 2;
+      const kind = i % 2 ? "street" : "postcode";
+      statements.push(
+        env.DB.prepare(
+          `INSERT INTO autocomplete_tokens (country, token, kind, postcode, label, dataset, generation, street_key,
+             locality, region, search) VALUES ('GB', ?1, ?2, ?3, ?4, ?5, ?6, ?7, NULL, NULL, ?8)`,
+        ).bind(
+          `MILL${String(i % 150).padStart(3, "0")}`,
+          kind,
+          `M${i % 5} 1AA`,
+          `Mill ${i}`,
+          dataset,
+          generation,
+          kind === "street" ? `MILL ${i}` : "",
+          i % 11 ? `MILL ${i} LANE` : `MILL ${i}`,
+        ),
+      );
+    }
+    await env.DB.batch(statements);
+  });
+
+  it("reads the same candidates in the same order as the range the key led by the country gave", async () => {
+    const query = parseQuery("lane mill0");
+    // The read before migration 0033: one range of (country, token), in that key's order.
+    const { results: expected } = await env.DB.prepare(
+      `SELECT t.kind, t.postcode, t.label, t.street_key, t.locality, t.region, t.dataset, 0 AS premise
+       FROM autocomplete_tokens t WHERE t.country = 'GB' AND t.token >= 'MILL0' AND t.token < ?1
+         AND t.generation = coalesce((SELECT active FROM dataset_generations WHERE name = t.dataset), 0)
+         AND t.dataset IN (SELECT name FROM datasets) AND (' ' || t.search) LIKE '% LANE%'
+       ORDER BY t.country, t.token, t.kind, t.postcode, t.label, t.dataset, t.generation LIMIT 200`,
+    )
+      .bind("MILL0\u{10FFFF}")
+      .all();
+    expect(expected).toHaveLength(200);
+    expect(new Set(expected.map((r) => r.dataset))).toEqual(new Set(["uk-onspd", "uk-os-open-names"]));
+    expect(await readHits(env.DB, "GB", query)).toEqual(expected);
   });
 });
