@@ -19,8 +19,8 @@ const FULL_ROWS = {
   "address_streets/uk-os-open-names": { rows: 3_000_000, source: "OS Open Names" },
   "address_premises/fr-ban": { rows: 26_000_000, source: "BAN premises" },
   // The autocomplete index of the BAN as bench:autocomplete measured it on a BAN-format file of 2 M addresses (51.6
-  // MiB, docs/address.md): at the 231.5 bytes a row measured here, 0.117 rows an address. The samples' own ratio (a
-  // place entry for nearly every street) would overstate it.
+  // MiB, docs/address.md): at the 231.5 bytes a row this bench measured in the same layout (before migration 0033),
+  // 0.117 rows an address. The samples' own ratio (a place entry for nearly every street) would overstate it.
   "autocomplete_tokens/fr-ban": { rows: 3_050_000, source: "BAN index (bench:autocomplete's file)" },
   // The ip-city package's CSV holds a subset; the full table as the MMDB fills it had 3.06 M rows (issue 50).
   "ip_city_ranges/*": { rows: 3_060_000, source: "ip-city (GeoLite2 City, full)" },
