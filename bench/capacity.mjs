@@ -10,10 +10,10 @@
 // Prints bytes per row per dataset, and the projected size at each publisher's full file with two generations of the
 // largest side by side (a refresh writes the new one beside the one answers read), against D1's 10 GB limit and the
 // 60 % line past which reference data moves out of `DB` (docs/operations.md, "Capacity").
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { packageFiles } from "../datasets/ip/build.mjs";
+import { printReport, projection } from "./lib/capacity-projection.mjs";
 import { runBench } from "./lib/harness.mjs";
 import { checkRun, size } from "./lib/report.mjs";
 import { startWorker } from "./lib/stack.mjs";
@@ -26,8 +26,6 @@ requireNode22();
 
 const ROWS = size("BENCH_ROWS", 50_000, 2_000);
 const ADMIN_TOKEN = "bench-admin-token";
-const D1_LIMIT_BYTES = 10 * 1000 ** 3;
-const MOVE_AT = 0.6;
 
 /** The reference tables and the column naming the dataset of a row (null: one dataset a table). */
 const TABLES = {
@@ -35,6 +33,7 @@ const TABLES = {
   address_postcodes: "dataset",
   address_streets: "dataset",
   address_premises: "dataset",
+  autocomplete_tokens: "dataset",
   ip_city_ranges: null,
   ip_country_ranges: null,
   ip_asn_ranges: null,
@@ -42,22 +41,6 @@ const TABLES = {
   ip_tor_exits: null,
   phone_prefixes: "dataset",
 };
-
-/**
- * Rows of each publisher's full file, as the project imports it (docs/operations.md cites each). The IP tables'
- * counts are read from the installed packages below; a dataset not named here is measured but not projected.
- */
-const FULL_ROWS = {
-  "register_entities/gleif-lei": { rows: 2_900_000, source: "GLEIF golden copy" },
-  "register_entities/uk-companies-house": { rows: 5_700_000, source: "Companies House basic data" },
-  "address_postcodes/uk-onspd": { rows: 2_700_000, source: "ONSPD" },
-  "address_streets/uk-os-open-names": { rows: 3_000_000, source: "OS Open Names" },
-  "address_premises/fr-ban": { rows: 26_000_000, source: "BAN premises" },
-  // The ip-city package's CSV holds a subset; the full table as the MMDB fills it had 3.06 M rows (issue 50).
-  "ip_city_ranges/*": { rows: 3_060_000, source: "ip-city (GeoLite2 City, full)" },
-  "phone_prefixes/*": { rows: 393_000, source: "phone prefix tables (libphonenumber)" },
-};
-const IP_PACKAGES = { ip_city_ranges: "ip-city", ip_country_ranges: "ip-country", ip_asn_ranges: "ip-asn" };
 
 let worker = null;
 let dir = null;
@@ -102,16 +85,21 @@ async function main() {
   copyFileSync(file, copy);
   for (const suffix of ["-wal", "-shm"]) if (existsSync(file + suffix)) copyFileSync(file + suffix, copy + suffix);
   const db = new DatabaseSync(copy);
+  // The index rows of each dataset's imported postcodes and streets, by kind (before any rows are copied).
+  const indexed = db
+    .prepare("SELECT dataset, kind, COUNT(*) AS n FROM autocomplete_tokens GROUP BY dataset, kind")
+    .all();
   const measured = [];
   for (const [table, column] of Object.entries(TABLES)) measured.push(...measureTable(db, table, column));
   db.close();
-  const plan = projection(measured);
-  printReport(measured, plan);
+  const plan = projection(measured, indexed);
+  printReport(measured, plan, ROWS);
   return checkRun({
     bench: "capacity",
     figures: {
       ...Object.fromEntries(measured.map((m) => [`${m.table}/${m.dataset} bytes/row`, m.bytesPerRow])),
       "projected GB": Math.round(plan.totalBytes / 1e7) / 100,
+      ...Object.fromEntries(plan.planned.map((d) => [`${d.name} projected GB`, Math.round(d.totalBytes / 1e7) / 100])),
     },
     errored: failures.length,
   });
@@ -223,75 +211,4 @@ function grow(db, table, { where, binds, target }) {
     rows += added;
   }
   db.exec("COMMIT");
-}
-
-/** Lines in the installed package's files: the rows of the publisher's full file as the package ships it. */
-function packageRows(dataset) {
-  let rows = 0;
-  for (const file of packageFiles(dataset)) {
-    const text = readFileSync(file, "latin1");
-    for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) rows++;
-  }
-  return rows;
-}
-
-/** Each publisher's full file at the bytes per row measured, plus a second generation of the largest. */
-function projection(measured) {
-  const lines = [];
-  for (const m of measured) {
-    const full =
-      FULL_ROWS[`${m.table}/${m.dataset}`] ??
-      (IP_PACKAGES[m.table]
-        ? { rows: packageRows(IP_PACKAGES[m.table]), source: `${IP_PACKAGES[m.table]} package` }
-        : null);
-    if (!full) continue;
-    lines.push({
-      table: m.table,
-      dataset: m.dataset,
-      source: full.source,
-      rows: full.rows,
-      bytes: full.rows * m.bytesPerRow,
-    });
-  }
-  lines.sort((a, b) => b.bytes - a.bytes);
-  const largest = lines[0];
-  const oneGeneration = lines.reduce((s, l) => s + l.bytes, 0);
-  const totalBytes = oneGeneration + (largest?.bytes ?? 0);
-  return { lines, largest, oneGeneration, totalBytes };
-}
-
-function mb(bytes) {
-  return `${(bytes / 1e6).toFixed(0)} MB`;
-}
-
-function printReport(measured, plan) {
-  console.log(`\nbytes per row, measured (dbstat, rows grown to ${ROWS} a dataset):`);
-  console.log(
-    `${"table/dataset".padEnd(42)} ${"imported".padStart(9)} ${"rows".padStart(8)} ${"bytes/row".padStart(10)}` +
-      "  per B-tree",
-  );
-  for (const m of measured)
-    console.log(
-      `${`${m.table}/${m.dataset}`.padEnd(42)} ${String(m.imported).padStart(9)} ${String(m.rows).padStart(8)} ` +
-        `${m.bytesPerRow.toFixed(1).padStart(10)}  ${Object.entries(m.perTree)
-          .map(([name, b]) => `${name} ${b}`)
-          .join(", ")}`,
-    );
-  console.log("\nprojected at each publisher's full file:");
-  for (const l of plan.lines)
-    console.log(
-      `${`${l.table}/${l.dataset}`.padEnd(42)} ${l.source.padEnd(38)} ${String(l.rows).padStart(11)} rows ` +
-        `${mb(l.bytes).padStart(9)}`,
-    );
-  const share = plan.totalBytes / D1_LIMIT_BYTES;
-  console.log(
-    `${"second generation of the largest".padEnd(42)} ` +
-      `${`${plan.largest?.table}/${plan.largest?.dataset}`.padEnd(38)} ` +
-      `${"".padStart(16)} ${mb(plan.largest?.bytes ?? 0).padStart(9)}`,
-  );
-  console.log(
-    `\nreference data, one generation each: ${mb(plan.oneGeneration)}; with two of the largest: ` +
-      `${mb(plan.totalBytes)} = ${(share * 100).toFixed(1)} % of D1's 10 GB (the line is ${MOVE_AT * 100} %: ` +
-      `${share > MOVE_AT ? "PAST it" : "below it"})`,
-  );
 }

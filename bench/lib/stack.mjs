@@ -1,6 +1,6 @@
 // @ts-check
 // The Worker on a fresh local stack, as every benchmark starts it.
-import { openSync, renameSync } from "node:fs";
+import { mkdirSync, openSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { bundleWorker, ROOT, startLocalWorker } from "../../scripts/lib/local.mjs";
 
@@ -26,6 +26,8 @@ export async function startWorker({ dir, vars, log, frozen, logLevel, track }) {
   console.log(
     `[bench] starting wrangler dev on a fresh local database in ${persistTo} (output in bench/results/${log})`,
   );
+  // A fresh checkout has no bench/results (gitignored) until a bench makes it.
+  mkdirSync(RESULTS_DIR, { recursive: true });
   const start = () => {
     const logFd = openSync(join(RESULTS_DIR, log), "w");
     return startLocalWorker({

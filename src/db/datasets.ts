@@ -36,22 +36,29 @@ export const uninstallDataset = (db: Database, name: string) => db.delete(datase
 
 const DELETE_CHUNK = 20_000;
 
+/** A table rows are deleted from, and the columns that pick a row: `rowid`, or a WITHOUT ROWID table's primary key. */
+export interface ChunkedTable {
+  name: string;
+  key: string;
+}
+
 /**
  * Deletes the rows of `table` that `where` selects, 20,000 a statement (a D1 statement may not run for long), until
  * none are left or `budgetMs` has passed; `done` false asks the caller to repeat.
  */
 export async function deleteInChunks(
   db: Database,
-  table: string,
+  table: ChunkedTable,
   where: SQL,
   budgetMs: number,
 ): Promise<{ deleted: number; done: boolean }> {
   const started = Date.now();
   let deleted = 0;
+  const name = sql.identifier(table.name);
+  const key = sql.raw(table.key);
   for (;;) {
     const result = await db.run(
-      sql`DELETE FROM ${sql.identifier(table)} WHERE rowid IN (SELECT rowid FROM ${sql.identifier(table)}
-        WHERE ${where} LIMIT ${DELETE_CHUNK})`,
+      sql`DELETE FROM ${name} WHERE (${key}) IN (SELECT ${key} FROM ${name} WHERE ${where} LIMIT ${DELETE_CHUNK})`,
     );
     const changes = result.meta.changes ?? 0;
     deleted += changes;

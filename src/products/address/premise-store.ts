@@ -1,11 +1,11 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import { chunks, MAX_PARAMS } from "../../db/chunks";
 import type { Database } from "../../db/client";
 import { addressPremises } from "./tables";
 import type { AddressDatasetName } from "./datasets";
 import type { PremiseRow } from "./records";
 import { streetKey } from "./names";
-import { activeGeneration } from "./store";
+import { activeGeneration, inActiveGenerations } from "./store";
 
 /**
  * House numbers of the street registers in D1 (`address_premises`, one row per listed address: the BAN keeps about 26
@@ -50,18 +50,18 @@ export async function findPremises(
     const postcodes = [...new Set(part.map((q) => q.postcode))];
     const numbers = [...new Set(part.map((q) => q.number))];
     const keys = [...new Set(part.flatMap((q) => q.keys))];
-    return chunks(keys, MAX_PARAMS - 10 - postcodes.length - numbers.length - datasetNames.length).map((keyPart) =>
+    // The dataset names are one parameter (a JSON list).
+    return chunks(keys, MAX_PARAMS - 10 - postcodes.length - numbers.length).map((keyPart) =>
       db
         .select({ postcode: addressPremises.postcode, key: addressPremises.streetKey, number: addressPremises.number })
         .from(addressPremises)
         .where(
           and(
+            inActiveGenerations(addressPremises, datasetNames),
             eq(addressPremises.country, country),
             inArray(addressPremises.postcode, postcodes),
             inArray(addressPremises.streetKey, keyPart),
             inArray(addressPremises.number, numbers),
-            inArray(addressPremises.dataset, datasetNames),
-            eq(addressPremises.generation, activeGeneration(sql`${addressPremises.dataset}`)),
           ),
         ),
     );

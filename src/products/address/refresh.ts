@@ -4,7 +4,8 @@ import type { GenerationTable, RefreshableDataset, RowReader, SourceFile } from 
 import { ADDRESS_DATASETS, type AddressDatasetName } from "./datasets";
 import type { PostcodeRow, PremiseRow, StreetRow } from "./records";
 import { placeKey, streetKey } from "./names";
-import { indexEntries, indexStatements, INDEX_KEY } from "./autocomplete/index-rows";
+import { indexEntries, indexStatements } from "./autocomplete/index-rows";
+import { ADDRESS_KEYS } from "./store";
 
 /**
  * The address registers the scheduled refresh keeps current (src/engines/datasets/refreshable.ts): ONSPD, OS Open Names
@@ -15,12 +16,6 @@ import { indexEntries, indexStatements, INDEX_KEY } from "./autocomplete/index-r
 export type AddressRow = { postcode: PostcodeRow } | { street: StreetRow } | { premise: PremiseRow };
 
 const SWEEP_CHUNK = 20_000;
-const TABLE_KEYS = {
-  address_postcodes: "country, postcode, dataset, generation, locality_key",
-  address_streets: "country, postcode, street_key, dataset, generation",
-  address_premises: "country, postcode, street_key, number, dataset, generation",
-  autocomplete_tokens: INDEX_KEY,
-} as const;
 
 function addressTable(name: AddressDatasetName): GenerationTable<AddressRow> {
   return {
@@ -96,7 +91,7 @@ function addressTable(name: AddressDatasetName): GenerationTable<AddressRow> {
     async sweep(db, budgetMs) {
       const started = Date.now();
       let deleted = 0;
-      for (const [table, key] of Object.entries(TABLE_KEYS)) {
+      for (const [table, key] of Object.entries(ADDRESS_KEYS)) {
         const statement = db
           .prepare(
             `DELETE FROM ${table} WHERE (${key}) IN (SELECT ${key} FROM ${table} WHERE dataset = ?1

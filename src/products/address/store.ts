@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { and, eq, inArray, sql, type AnyColumn, type SQL } from "drizzle-orm";
 import { chunks, MAX_PARAMS } from "../../db/chunks";
 import type { Database } from "../../db/client";
 import { readCoverage, type Coverage } from "../../db/coverage";
@@ -20,6 +20,15 @@ import { INDEX_KEY } from "./autocomplete/index-rows";
  */
 export const activeGeneration = (dataset: SQL | string) =>
   sql`coalesce((SELECT active FROM dataset_generations WHERE name = ${dataset}), 0)`;
+
+/**
+ * Rows of these datasets in the generation answers read of each: a row-value IN on the two columns the address tables'
+ * primary keys start with (migrations/0033_reference_keys.sql), so each (dataset, generation) pair is one range of
+ * the key. A generation computed from the row's own dataset (`activeGeneration` of the column) could not bound it.
+ */
+export const inActiveGenerations = (table: { dataset: AnyColumn; generation: AnyColumn }, names: readonly string[]) =>
+  sql`(${table.dataset}, ${table.generation}) IN (SELECT value, coalesce((SELECT active FROM dataset_generations
+    WHERE name = value), 0) FROM json_each(${JSON.stringify(names)}))`;
 
 export type Installed = Map<AddressDatasetName, { version: string; coverage: Coverage }>;
 
@@ -52,11 +61,13 @@ export async function findPostcodes(
         .from(addressPostcodes)
         .where(
           and(
+            inActiveGenerations(addressPostcodes, ADDRESS_DATASET_NAMES),
             eq(addressPostcodes.country, country),
             inArray(addressPostcodes.postcode, part),
-            eq(addressPostcodes.generation, activeGeneration(sql`${addressPostcodes.dataset}`)),
           ),
-        ),
+        )
+        // A place's rows in the order they were read before the key led with the dataset.
+        .orderBy(addressPostcodes.postcode, addressPostcodes.dataset, addressPostcodes.localityKey),
     ),
   );
   const found = new Map<string, StoredPostcode[]>();
@@ -83,10 +94,10 @@ export async function findStreets(
         .from(addressStreets)
         .where(
           and(
+            inActiveGenerations(addressStreets, ADDRESS_DATASET_NAMES),
             eq(addressStreets.country, country),
             inArray(addressStreets.postcode, part),
             inArray(addressStreets.streetKey, keyPart),
-            eq(addressStreets.generation, activeGeneration(sql`${addressStreets.dataset}`)),
           ),
         ),
     ),
@@ -109,13 +120,12 @@ export function listStreets(
     .from(addressStreets)
     .where(
       and(
+        inActiveGenerations(addressStreets, datasetNames),
         eq(addressStreets.country, country),
         eq(addressStreets.postcode, postcode),
-        inArray(addressStreets.dataset, datasetNames),
-        eq(addressStreets.generation, activeGeneration(sql`${addressStreets.dataset}`)),
       ),
     )
-    .orderBy(addressStreets.streetKey)
+    .orderBy(addressStreets.streetKey, addressStreets.dataset)
     .limit(limit + 1);
 }
 
@@ -202,12 +212,13 @@ export async function upsertStreets(db: Database, dataset: AddressDatasetName, r
 
 const DELETE_CHUNK = 20_000;
 
-const KEYS = {
-  address_postcodes: "country, postcode, dataset, generation, locality_key",
-  address_streets: "country, postcode, street_key, dataset, generation",
-  address_premises: "country, postcode, street_key, number, dataset, generation",
+/** Each table's primary key (WITHOUT ROWID tables: rows are picked by it). */
+export const ADDRESS_KEYS = {
+  address_postcodes: "dataset, generation, country, postcode, locality_key",
+  address_streets: "dataset, generation, country, postcode, street_key",
+  address_premises: "dataset, generation, country, postcode, street_key, number",
   autocomplete_tokens: INDEX_KEY,
-};
+} as const;
 
 /**
  * Uninstalls a dataset at once (its `datasets` row goes first, so answers stop citing it) and deletes its rows in
@@ -221,9 +232,8 @@ export async function removeDataset(
   const started = Date.now();
   await db.delete(datasets).where(eq(datasets.name, dataset));
   let deleted = 0;
-  for (const table of Object.keys(KEYS) as (keyof typeof KEYS)[]) {
-    // WITHOUT ROWID tables: rows are picked by their primary key.
-    const key = sql.raw(KEYS[table]);
+  for (const table of Object.keys(ADDRESS_KEYS) as (keyof typeof ADDRESS_KEYS)[]) {
+    const key = sql.raw(ADDRESS_KEYS[table]);
     for (;;) {
       const result = await db.run(
         sql`DELETE FROM ${sql.identifier(table)} WHERE (${key}) IN (SELECT ${key} FROM ${sql.identifier(table)}

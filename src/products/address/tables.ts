@@ -1,4 +1,4 @@
-import { index, integer, primaryKey, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { integer, primaryKey, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 /**
  * Postal reference data of the address product (src/products/address/datasets.ts), loaded by the operator importer:
@@ -25,10 +25,7 @@ export const addressPostcodes = sqliteTable(
     /** An accepted name the postcode listing does not show. */
     alias: integer("alias", { mode: "boolean" }).notNull(),
   },
-  (t) => [
-    primaryKey({ columns: [t.country, t.postcode, t.dataset, t.generation, t.localityKey] }),
-    index("address_postcodes_dataset").on(t.dataset, t.generation),
-  ],
+  (t) => [primaryKey({ columns: [t.dataset, t.generation, t.country, t.postcode, t.localityKey] })],
 );
 
 export const addressStreets = sqliteTable(
@@ -42,10 +39,7 @@ export const addressStreets = sqliteTable(
     street: text("street").notNull(),
     locality: text("locality"),
   },
-  (t) => [
-    primaryKey({ columns: [t.country, t.postcode, t.streetKey, t.dataset, t.generation] }),
-    index("address_streets_dataset").on(t.dataset, t.generation),
-  ],
+  (t) => [primaryKey({ columns: [t.dataset, t.generation, t.country, t.postcode, t.streetKey] })],
 );
 
 /**
@@ -62,8 +56,5 @@ export const addressPremises = sqliteTable(
     dataset: text("dataset").notNull(),
     generation: integer("generation").notNull().default(0),
   },
-  (t) => [
-    primaryKey({ columns: [t.country, t.postcode, t.streetKey, t.number, t.dataset, t.generation] }),
-    index("address_premises_dataset").on(t.dataset, t.generation),
-  ],
+  (t) => [primaryKey({ columns: [t.dataset, t.generation, t.country, t.postcode, t.streetKey, t.number] })],
 );

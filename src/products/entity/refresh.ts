@@ -2,6 +2,7 @@ import { headerIndexes } from "../../../datasets/registers/csv.mjs";
 import { activateGeneration, beginGeneration, currentGeneration } from "../../db/generations";
 import type { GenerationTable, RefreshableDataset, RowReader } from "../../engines/datasets/refreshable";
 import { REGISTERS, type RegisterName, type RegisterRow } from "./registers";
+import { REGISTER_KEY } from "./tables";
 
 /**
  * The company registers the scheduled refresh keeps current (src/engines/datasets/refreshable.ts): the publisher's bulk
@@ -30,8 +31,8 @@ function registerTable(name: RegisterName): GenerationTable<RegisterRow> {
       sweepRows(
         db
           .prepare(
-            `DELETE FROM register_entities WHERE rowid IN (
-             SELECT rowid FROM register_entities WHERE register = ?1 AND generation >= 0
+            `DELETE FROM register_entities WHERE (${REGISTER_KEY}) IN (
+             SELECT ${REGISTER_KEY} FROM register_entities WHERE register = ?1 AND generation >= 0
                AND generation IS NOT coalesce((SELECT active FROM dataset_generations WHERE name = ?1), 0)
                AND generation IS NOT (SELECT staging FROM dataset_generations WHERE name = ?1)
              LIMIT ?2)`,
@@ -121,8 +122,8 @@ function deltaTable(name: RegisterName): GenerationTable<RegisterRow> {
       sweepRows(
         db
           .prepare(
-            `DELETE FROM register_entities WHERE rowid IN (
-             SELECT rowid FROM register_entities WHERE register = ?1 AND generation < 0
+            `DELETE FROM register_entities WHERE (${REGISTER_KEY}) IN (
+             SELECT ${REGISTER_KEY} FROM register_entities WHERE register = ?1 AND generation < 0
                AND generation IS NOT (SELECT staging FROM dataset_generations WHERE name = ?2)
              LIMIT ?3)`,
           )

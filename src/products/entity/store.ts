@@ -5,7 +5,7 @@ import type { Database } from "../../db/client";
 import { readCoverage, type Listing } from "../../db/coverage";
 import { deleteInChunks, installDataset, uninstallDataset, type Dataset } from "../../db/datasets";
 import { datasets } from "../../db/schema";
-import { datasetGenerations, registerEntities } from "./tables";
+import { datasetGenerations, REGISTER_KEY, registerEntities } from "./tables";
 import { REGISTER_NAMES, type RegisterName, type RegisterRow } from "./registers";
 
 /**
@@ -62,7 +62,9 @@ export async function findEntities(
           and(
             eq(linked.register, registerEntities.linkedRegister),
             eq(linked.identifier, registerEntities.linkedIdentifier),
-            eq(linked.generation, activeOf(sql`${linked.register}`)),
+            // The generation of the register the row points to, from the row itself: one computed from the linked
+            // row's own column could not bound the search, which then read every row of that register.
+            eq(linked.generation, activeOf(sql`${registerEntities.linkedRegister}`)),
           ),
         )
         .where(
@@ -156,5 +158,5 @@ export async function removeRegister(
 ): Promise<{ deleted: number; done: boolean }> {
   await uninstallDataset(db, register);
   await db.delete(datasetGenerations).where(eq(datasetGenerations.name, register));
-  return deleteInChunks(db, "register_entities", sql`register = ${register}`, budgetMs);
+  return deleteInChunks(db, { name: "register_entities", key: REGISTER_KEY }, sql`register = ${register}`, budgetMs);
 }

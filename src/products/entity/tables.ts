@@ -26,6 +26,12 @@ export const registerEntities = sqliteTable(
   (t) => [primaryKey({ columns: [t.register, t.generation, t.identifier] })],
 );
 
+/**
+ * `register_entities`' primary key: a WITHOUT ROWID table since migrations/0033_reference_keys.sql (its key was a
+ * second B-tree beside the rows), so a row is picked by it.
+ */
+export const REGISTER_KEY = "register, generation, identifier";
+
 /** Generations of datasets whose rows carry one (registers): `active` is read, `staging` is being refreshed. */
 export const datasetGenerations = sqliteTable("dataset_generations", {
   name: text("name").primaryKey(),

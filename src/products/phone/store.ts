@@ -153,7 +153,7 @@ export async function removeOtherVersions(
   const staging = sql`coalesce('gen-' || (SELECT staging FROM dataset_generations WHERE name = ${dataset}), '')`;
   return deleteInChunks(
     db,
-    "phone_prefixes",
+    { name: "phone_prefixes", key: "rowid" },
     sql`dataset = ${dataset} AND version IS NOT ${keep} AND version IS NOT ${staging}`,
     budgetMs,
   );

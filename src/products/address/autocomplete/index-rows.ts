@@ -114,4 +114,4 @@ export async function indexRows(db: D1Database, dataset: string, rows: IndexedRo
 }
 
 /** The primary key's columns, by which the refresh's sweep and a dataset's removal pick rows. */
-export const INDEX_KEY = "country, token, kind, postcode, label, dataset, generation";
+export const INDEX_KEY = "dataset, generation, country, token, kind, postcode, label";

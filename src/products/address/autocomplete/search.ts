@@ -1,3 +1,4 @@
+import { ADDRESS_DATASET_NAMES, ADDRESS_DATASETS } from "../datasets";
 import { fold } from "../names";
 import { drivingWord, placeKey, type Query } from "./normalise";
 
@@ -23,25 +24,47 @@ const CANDIDATES = 200;
 /** Above every character a token holds: `prefix || TOP` bounds the prefix's range (UTF-8 compares as bytes). */
 const TOP = "\u{10FFFF}";
 
-/** The entries whose tokens start with the query's driving word and whose text holds its other words. */
+/**
+ * One dataset's candidates (`?` + index: its name): its active generation's rows of the prefix's range, in the key's
+ * order, at most CANDIDATES; none unless the dataset is installed.
+ */
+const candidatesOf = (nameParam: string, filters: string) =>
+  `SELECT * FROM (SELECT t.country, t.token, t.kind, t.postcode, t.label, t.street_key, t.locality, t.region, t.dataset,
+     t.generation FROM autocomplete_tokens t
+   WHERE t.dataset = ${nameParam}
+     AND t.generation = (SELECT coalesce((SELECT active FROM dataset_generations WHERE name = ${nameParam}), 0))
+     AND t.country = ?1 AND t.token >= ?2 AND t.token < ?3
+     AND EXISTS (SELECT 1 FROM datasets WHERE name = ${nameParam}) ${filters}
+   ORDER BY t.token, t.kind, t.postcode, t.label LIMIT ${CANDIDATES})`;
+
+/**
+ * The entries whose tokens start with the query's driving word and whose text holds its other words: the first
+ * CANDIDATES across the address datasets of the country in (token, kind, postcode, label, dataset) order. The key
+ * leads with the dataset (migrations/0033_reference_keys.sql), so each dataset's range is read on its own, up to
+ * CANDIDATES, and the union cut in that order: the candidates and their order are those of one range over all
+ * datasets, as read before that key.
+ */
 export async function readHits(db: D1Database, country: string, query: Query): Promise<Hit[]> {
   const driving = drivingWord(query.words);
   if (!driving) return [];
   const others = query.words.filter((w) => w !== driving).slice(0, 8);
   const filters = others.map((_, i) => `AND (' ' || t.search) LIKE ?${i + 5}`).join(" ");
+  // Only a dataset that covers the country holds its rows (the importers refuse others); at most two do, and D1 refuses
+  // a compound SELECT of many terms (six were refused).
+  const names = ADDRESS_DATASET_NAMES.filter((name) => ADDRESS_DATASETS[name].countries.includes(country));
+  if (!names.length) return [];
+  const first = others.length + 5;
+  const union = names.map((_, i) => candidatesOf(`?${first + i}`, filters)).join(" UNION ALL ");
   const { results } = await db
     .prepare(
       `SELECT t.kind, t.postcode, t.label, t.street_key, t.locality, t.region, t.dataset,
          CASE WHEN ?4 IS NOT NULL AND t.kind = 'street' THEN EXISTS (SELECT 1 FROM address_premises p
            WHERE p.country = t.country AND p.postcode = t.postcode AND p.street_key = t.street_key AND p.number = ?4
              AND p.dataset = t.dataset AND p.generation = t.generation) ELSE 0 END AS premise
-       FROM autocomplete_tokens t
-       WHERE t.country = ?1 AND t.token >= ?2 AND t.token < ?3
-         AND t.generation = coalesce((SELECT active FROM dataset_generations WHERE name = t.dataset), 0)
-         AND t.dataset IN (SELECT name FROM datasets) ${filters}
-       LIMIT ${CANDIDATES}`,
+       FROM (${union}) t
+       ORDER BY t.token, t.kind, t.postcode, t.label, t.dataset LIMIT ${CANDIDATES}`,
     )
-    .bind(country, driving, driving + TOP, query.number, ...others.map((w) => `% ${w}%`))
+    .bind(country, driving, driving + TOP, query.number, ...others.map((w) => `% ${w}%`), ...names)
     .all<Hit>();
   return results;
 }

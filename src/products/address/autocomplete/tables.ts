@@ -1,4 +1,4 @@
-import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 /**
  * The autocomplete index (docs/address.md, "Autocomplete"): one row per (token, entry) of the address datasets' streets
@@ -26,8 +26,5 @@ export const autocompleteTokens = sqliteTable(
     region: text("region"),
     search: text("search").notNull(),
   },
-  (t) => [
-    primaryKey({ columns: [t.country, t.token, t.kind, t.postcode, t.label, t.dataset, t.generation] }),
-    index("autocomplete_tokens_dataset").on(t.dataset, t.generation),
-  ],
+  (t) => [primaryKey({ columns: [t.dataset, t.generation, t.country, t.token, t.kind, t.postcode, t.label] })],
 );
