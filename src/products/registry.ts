@@ -69,7 +69,8 @@ export const productNames = (): RegisteredName[] => Object.keys(SERVED) as Regis
 
 export const registeredProducts = (): ServedProduct[] => Object.values(SERVED);
 
-export const productNamed = (name: string): Product | undefined => (Object.hasOwn(SERVED, name) ? SERVED[name] : undefined);
+export const productNamed = (name: string): Product | undefined =>
+  Object.hasOwn(SERVED, name) ? SERVED[name] : undefined;
 
 /** The product whose monitors carry this family name (a product's own, or a companion's such as `email_domain`). */
 export const monitoredProduct = (family: string): Product | undefined =>

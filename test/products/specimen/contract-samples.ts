@@ -23,7 +23,7 @@ const samples: Samples = {
   setup: async () => void (await installRoots()),
 };
 
-/** The test-only product's contract samples (test/contract/): its values, one valid request per single and batch route. */
+/** The test-only product's contract samples (test/contract/): its values, one valid request per single and batch. */
 export const contract: ContractSamples = {
   samples,
   requests: {
