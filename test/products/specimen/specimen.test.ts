@@ -48,6 +48,27 @@ describe("its lookups (step 1 and its declarations)", () => {
     expect(await balance(acct)).toBe(1);
   });
 
+  it("asks the partner for a root the dataset lacks: cited beside it, billed if it knows, free if down", async () => {
+    const acct = await createAccount({ pack: 2 });
+    const told = await check(acct.key, "oracle-x");
+    expect([told.body.data.known, told.body.data.meaning, told.body.meta.credits_used]).toEqual([
+      true,
+      "told by the oracle: oracle",
+      1,
+    ]);
+    expect(told.body.data.sources.map((s) => [s.dataset, s.coverage])).toEqual([
+      ["specimen-roots", "full"],
+      ["specimen-oracle", "full"],
+    ]);
+    const down = await check(await anotherKey(acct), "failing-x");
+    expect([down.body.data.reason, down.body.meta.credits_used]).toEqual(["not_found", 0]);
+    expect(down.body.data.sources.map((s) => [s.dataset, s.coverage])).toEqual([
+      ["specimen-roots", "full"],
+      ["specimen-oracle", "none"],
+    ]);
+    expect(await balance(acct)).toBe(1);
+  });
+
   it("refuses a bad body 422 and a key without the product's scope 403, both free", async () => {
     const acct = await createAccount({ pack: 1, key: { scopes: ["email"] } });
     const unscoped = await check(acct.key, "oak-scope");
