@@ -1,4 +1,5 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
+import { fileURLToPath } from "node:url";
 import { configDefaults, defineConfig } from "vitest/config";
 import { SIDECAR_SECRET } from "./test/fixtures/constants.ts";
 import { partnerVars } from "./test/fixtures/partners.ts";
@@ -20,7 +21,11 @@ const workerd = () =>
     wrangler: { configPath: "./wrangler.toml" },
     miniflare: {
       bindings: {
-        TEST_MIGRATIONS: await readD1Migrations("./migrations"),
+        // The Worker's migrations, then the test-only product's (test/fixtures/products/specimen/, below).
+        TEST_MIGRATIONS: [
+          ...(await readD1Migrations("./migrations")),
+          ...(await readD1Migrations("./test/fixtures/products/specimen/migrations")),
+        ],
         ADMIN_TOKEN,
         CHALLENGE_VERIFY_URL: inject("challengeVerifyUrl"),
         DOH_URL: inject("dohUrl"),
@@ -100,6 +105,19 @@ const PRISTINE = [
   "test/platform/round-trips-combinations.test.ts",
 ];
 
+/**
+ * The test build serves a test-only product beside the registry's (docs/adding-a-product.md, followed by
+ * test/fixtures/products/specimen/): src/products/build-products.ts, empty in the Worker, is swapped for the fixture's.
+ */
+const testBuild = {
+  alias: [
+    {
+      find: /^\.\/build-products$/,
+      replacement: fileURLToPath(new URL("./test/fixtures/products/build-products.ts", import.meta.url)),
+    },
+  ],
+};
+
 const workerdTest = {
   exclude: [...configDefaults.exclude, "test/e2e/**"],
   globalSetup: ["./test/fixtures/global-setup.ts"],
@@ -119,6 +137,7 @@ export default defineConfig({
     projects: [
       {
         plugins: [workerd()],
+        resolve: testBuild,
         test: {
           ...workerdTest,
           name: "worker",
@@ -129,6 +148,7 @@ export default defineConfig({
       },
       {
         plugins: [workerd()],
+        resolve: testBuild,
         test: {
           ...workerdTest,
           name: "worker-pristine",

@@ -29,6 +29,12 @@ beforeAll(async () => {
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
 describe("the production Worker's modules", () => {
+  it("serve no test-only product: src/products/build-products.ts is empty, nothing under test/ is built", () => {
+    const all = Object.values(outputs).flatMap((o) => Object.keys(o.inputs));
+    expect(all).toContain("src/products/build-products.ts");
+    expect(all.filter((f) => f.startsWith("test/") || f.includes("specimen"))).toEqual([]);
+  });
+
   it("keep the dashboard, payments, passkeys, the tool protocol and mimetext out of startup", () => {
     const inputs = startupInputs();
     expect(inputs.some((f) => f.startsWith("src/surfaces/api/"))).toBe(true);

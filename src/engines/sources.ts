@@ -23,6 +23,13 @@ export interface Source {
 }
 
 /**
+ * The sources the engines answer from themselves, which every product with suppressions or feedback cites and lists
+ * in its `datasets`: the account's suppression list and its delivery feedback (src/engines/lists/).
+ */
+export const SUPPRESSION_LIST = "suppression-list";
+export const DELIVERY_FEEDBACK = "delivery-feedback";
+
+/**
  * A source that is whole by what it is: a bundled snapshot of a complete list, a live check (DNS, RDAP, a mailbox
  * handshake), a partner's answer, the account's own lists and feedback, a documented table of test values.
  */

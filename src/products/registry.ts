@@ -1,5 +1,4 @@
-import type { LookupDeclarations } from "../engines/lookup-declarations";
-import { asProduct, type Product } from "../engines/product";
+import type { Product } from "../engines/product";
 import { addressDeclarations } from "./address/declarations";
 import { autocompleteDeclarations } from "./address/autocomplete/declarations";
 import { consistencyDeclarations } from "./consistency/declarations";
@@ -24,7 +23,8 @@ import { emailSurface } from "./email/surface";
 import { entitySurface } from "./entity/surface";
 import { ipSurface } from "./ip/surface";
 import { phoneSurface } from "./phone/surface";
-import type { ProductSurface } from "./surface";
+import { BUILD_PRODUCTS } from "./build-products";
+import { served, type ServedProduct } from "./served";
 
 /** Consistency compares the other products' answers; it imports none of them, they are handed to it here. */
 export const consistency = consistencyProduct({
@@ -37,22 +37,7 @@ export const consistency = consistencyProduct({
   entityObject: objectItem,
 });
 
-/** A registered product: the engines' view of it, and what the account-wide surfaces show of it. */
-export type ServedProduct = Product & { surface: ProductSurface };
-
-/**
- * A product with its lookups and surface attached. They are declared beside the product, not on its object, because
- * they name its other product objects (phone's blocks, IP's ASN index) and its operator routes: declaring them on it
- * would make the modules import each other. The object keeps its identity: consistency and other modules hold the
- * same objects.
- */
-function served<In, Out>(
-  product: Product<In, Out>,
-  lookups: LookupDeclarations,
-  surface: ProductSurface,
-): ServedProduct {
-  return Object.assign(asProduct(Object.assign(product, { lookups })), { surface });
-}
+export type { ServedProduct } from "./served";
 
 /**
  * Every product the engines serve. Adding a product is a folder under src/products, one line here and its migration:
@@ -76,13 +61,16 @@ export const PRODUCTS = {
 /** A registered product's name: the registry's keys, the only list of them (scopes and event names derive from it). */
 export type RegisteredName = keyof typeof PRODUCTS;
 
-/** The registered products' names, in registry order (the order scopes, event names and the document list them in). */
-export const productNames = (): RegisteredName[] => Object.keys(PRODUCTS) as RegisteredName[];
+/** The registry's products, then any the build adds (none in the Worker: src/products/build-products.ts). */
+const SERVED: Readonly<Record<string, ServedProduct>> = { ...PRODUCTS, ...BUILD_PRODUCTS };
 
-export const registeredProducts = (): ServedProduct[] => Object.values(PRODUCTS);
+/** The served products' names, in registry order (the order scopes, event names and the document list them in). */
+export const productNames = (): RegisteredName[] => Object.keys(SERVED) as RegisteredName[];
+
+export const registeredProducts = (): ServedProduct[] => Object.values(SERVED);
 
 export const productNamed = (name: string): Product | undefined =>
-  Object.hasOwn(PRODUCTS, name) ? PRODUCTS[name as RegisteredName] : undefined;
+  Object.hasOwn(SERVED, name) ? SERVED[name] : undefined;
 
 /** The product whose monitors carry this family name (a product's own, or a companion's such as `email_domain`). */
 export const monitoredProduct = (family: string): Product | undefined =>

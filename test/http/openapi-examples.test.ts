@@ -4,7 +4,8 @@ import { Validator, type Schema } from "@cfworker/json-schema";
 import type { OperationExample } from "../../src/http/openapi";
 import { OPERATION_EXAMPLES } from "../../src/surfaces/api/openapi";
 import recordedExamples from "../../src/surfaces/api/recorded-examples.json";
-import { createAccount } from "../helpers";
+import { registeredProducts } from "../../src/products/registry";
+import { admin, createAccount, type TestAccount } from "../helpers";
 import { assertDocumentedResponse } from "../openapi-check";
 
 /** The shape of a JSON value: its keys and the JSON types of its leaves (null matches anything, it is nullable). */
@@ -25,6 +26,25 @@ function sameShape(example: unknown, actual: unknown, at = "$"): string[] {
     return Object.keys(e).flatMap((key) => sameShape(e[key], a[key], `${at}.${key}`));
   }
   return [];
+}
+
+/** `POST /api/v1/{product}/public` operations: replayed with a publishable key from the page's origin. */
+const BROWSER = new Set(
+  registeredProducts().flatMap((p) =>
+    (p.lookups?.routes ?? []).filter((r) => r.kind === "browser").map((r) => `POST /api/v1${r.path}`),
+  ),
+);
+
+/** The headers and body an example is replayed with: a browser example's `key` is a publishable key of the account. */
+async function replayed(operation: string, account: TestAccount, body: unknown) {
+  if (!BROWSER.has(operation))
+    return { headers: { Authorization: `Bearer ${account.key}`, "Content-Type": "application/json" }, body };
+  const { key } = await admin<{ key: string }>("POST", `/accounts/${account.accountId}/keys/publishable`, {
+    user_id: account.userId,
+    allowed_domains: ["shop.example"],
+  });
+  const headers = { Origin: "https://shop.example", "Content-Type": "application/json" };
+  return { headers, body: { ...(body as object), key } };
 }
 
 const entries = Object.entries(OPERATION_EXAMPLES).flatMap(([operation, list]) =>
@@ -70,10 +90,11 @@ describe("the OpenAPI examples (each product's examples.json, read through the r
       const [method, path] = operation.split(" ") as [string, string];
       const filled = path.replace(/\{(\w+)\}/g, (_m, name: string) => encodeURIComponent(example.params?.[name] ?? ""));
       const url = example.query ? `${filled}?${new URLSearchParams(example.query)}` : filled;
+      const { headers, body } = await replayed(operation, account, example.body);
       const response = await SELF.fetch(`https://api.test${url}`, {
         method,
-        headers: { Authorization: `Bearer ${account.key}`, "Content-Type": "application/json" },
-        body: example.body === undefined ? undefined : JSON.stringify(example.body),
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
       });
       expect(response.status).toBe(example.status ?? 200);
       expect(sameShape(example.response, await response.json())).toEqual([]);

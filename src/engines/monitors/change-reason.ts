@@ -1,3 +1,5 @@
+import { DELIVERY_FEEDBACK as FEEDBACK, SUPPRESSION_LIST } from "../sources";
+
 /**
  * Why an entry of a monitor run changed (products.md, "Monitor changes"): read from what the two answers cite, since a
  * run keeps no other record of what moved. Null when the baseline predates this record (nothing to compare with).
@@ -11,8 +13,6 @@ export interface Provenance {
   suppressed: boolean;
 }
 
-const FEEDBACK = "delivery-feedback";
-
 /**
  * What the monitored product declares of the sources its answers cite (its `checked` and `partners`): a checked
  * source's version is the time of a check or of the account's own list, so its moving says a check ran again (a
@@ -25,7 +25,7 @@ export interface SourceKinds {
 
 /** The product's declared kinds, with the engines' own account sources (suppressions, feedback) as checks. */
 export const sourceKindsOf = (product: { checked?: readonly string[]; partners?: readonly string[] }): SourceKinds => ({
-  checked: new Set([...(product.checked ?? []), "suppression-list", FEEDBACK]),
+  checked: new Set([...(product.checked ?? []), SUPPRESSION_LIST, FEEDBACK]),
   partners: new Set(product.partners ?? []),
 });
 

@@ -1,3 +1,4 @@
+import { DELIVERY_FEEDBACK, SUPPRESSION_LIST } from "../../engines/sources";
 import { z } from "zod";
 import type { Product } from "../../engines/product";
 import { DELIVERY_POINT_DATASETS } from "../../platform/delivery-points";
@@ -172,8 +173,8 @@ export const address: Product<AddressInput, AddressResult> = {
     FORMATS_SOURCE.dataset,
     COUNTRIES_SOURCE.dataset,
     ...ADDRESS_DATASET_NAMES,
-    "delivery-feedback",
-    "suppression-list",
+    DELIVERY_FEEDBACK,
+    SUPPRESSION_LIST,
     TEST_SOURCE.dataset,
     ...DELIVERY_POINT_DATASETS,
   ],

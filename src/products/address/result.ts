@@ -3,21 +3,11 @@ import { policyDecisionSchema } from "../../engines/policy/policy";
 import { sourcesSchema } from "../../engines/sources";
 import type { DeliveryMatch } from "../../platform/partners/types";
 
-/** An address as an object; only `country` is required (ISO 3166-1 alpha-2). */
-export interface AddressFields {
-  line1?: string | null;
-  line2?: string | null;
-  locality?: string | null;
-  region?: string | null;
-  postcode?: string | null;
-  country: string;
-}
+/** An address as an object; only `country` is required (ISO 3166-1 alpha-2): the schema below. */
+export type AddressFields = z.output<typeof addressFieldsSchema>;
 
 /** An address written on one line (or several, separated by commas or line breaks), with its country given apart. */
-export interface OneLineAddress {
-  address: string;
-  country: string;
-}
+export type OneLineAddress = z.output<typeof oneLineAddressSchema>;
 
 /** One address as the engines carry it: batch items, bulk rows and monitor entries are one of these. */
 export type AddressInput = AddressFields | OneLineAddress;
@@ -74,6 +64,10 @@ export const fieldShape = {
   postcode: part(20),
 };
 
+/** The two shapes of one address; request schemas (schemas.ts) extend them with the country's and line's checks. */
+export const addressFieldsSchema = z.object({ ...fieldShape, country: z.string() });
+export const oneLineAddressSchema = z.object({ address: z.string(), country: z.string() });
+
 const normalized = z.object({
   line1: z.string().nullable(),
   line2: z.string().nullable(),
@@ -85,7 +79,7 @@ const normalized = z.object({
 
 /** `data` of an address answer (docs/address.md lists every field); the OpenAPI document is built from it. */
 export const addressResultSchema = z.object({
-  input: z.union([z.string(), z.object({ ...fieldShape, country: z.string() })]),
+  input: z.union([z.string(), addressFieldsSchema]),
   country: z.string(),
   valid: z.boolean(),
   verification: z.enum(VERIFICATIONS),

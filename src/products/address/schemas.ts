@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { countryCode } from "./parse";
-import { fieldShape, type AddressInput } from "./result";
+import { addressFieldsSchema, fieldShape, oneLineAddressSchema, type AddressInput } from "./result";
 
 /** Request schemas of the address product (the answers' schemas are in result.ts). */
 
@@ -54,9 +54,9 @@ const noString = z.never({ error: "A one-line address goes in an object with its
  */
 export const addressInput = byShape(
   noString,
-  z.object({ address: oneLine, country: countrySchema }),
-  z.object({ ...fieldShape, country: countrySchema }),
-) as unknown as z.ZodType<AddressInput>;
+  oneLineAddressSchema.extend({ address: oneLine, country: countrySchema }),
+  addressFieldsSchema.extend({ country: countrySchema }),
+);
 
 /** A row of a batch or bulk list: a one-line address (alone, or with its own country) or an object. */
 export const listItem = byShape(

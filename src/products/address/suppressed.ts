@@ -2,7 +2,7 @@ import { answer, prepare } from "./answer";
 import { NO_REFERENCE } from "./reference";
 import type { AddressInput, AddressResult } from "./result";
 import { risk } from "./score";
-import { whole } from "../../engines/sources";
+import { whole, DELIVERY_FEEDBACK, SUPPRESSION_LIST } from "../../engines/sources";
 
 /**
  * The stored answers of suppressed addresses, which batches, bulk rows and monitor runs give instead of a lookup:
@@ -37,8 +37,8 @@ export function feedbackSuppression(
     delivery_point: null,
     reason,
     sources: [
-      whole("delivery-feedback", new Date(at).toISOString().slice(0, 10)),
-      whole("suppression-list", "account"),
+      whole(DELIVERY_FEEDBACK, new Date(at).toISOString().slice(0, 10)),
+      whole(SUPPRESSION_LIST, "account"),
       ...manual.sources,
     ],
   };

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { lookupRoute, type LookupDeclarations } from "../../engines/lookup-declarations";
-import type { ConsistencyInput, ConsistencyResult } from "./result";
+import type { ConsistencyResult } from "./result";
+import type { ConsistencyInput } from "./schemas";
 import { consistencyResultSchema } from "./result";
 
 /** Consistency's one lookup (docs/consistency.md); its body is the product's input, built from the other products'. */

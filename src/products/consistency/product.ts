@@ -1,7 +1,7 @@
 import type { Product } from "../../engines/product";
 import type { ConsistencyDeps } from "./deps";
-import { CHECK_NAMES, SIGNAL_NAMES, type ConsistencyInput, type ConsistencyResult } from "./result";
-import { consistencyInputSchema } from "./schemas";
+import { CHECK_NAMES, SIGNAL_NAMES, type ConsistencyResult } from "./result";
+import { consistencyInputSchema, type ConsistencyInput } from "./schemas";
 import { consistencySignals, wantsNetwork } from "./signals";
 
 const BULK_COLUMNS = [

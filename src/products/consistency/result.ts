@@ -4,18 +4,6 @@ import { sourcesSchema } from "../../engines/sources";
 export const SIGNAL_NAMES = ["email", "phone", "ip", "address", "entity"] as const;
 export type SignalName = (typeof SIGNAL_NAMES)[number];
 
-/**
- * One consistency call's signals as sent: two or more of them. Phone, address and company values are their products'
- * own inputs (the body validates them with those products' schemas); consistency hands them back unread.
- */
-export interface ConsistencyInput {
-  email?: string | null;
-  phone?: unknown;
-  ip?: string | null;
-  address?: unknown;
-  entity?: unknown;
-}
-
 /** Every named check, in the order answers list them (docs/consistency.md, "Checks"). */
 export const CHECK_NAMES = [
   "phone_country_matches_ip_country",

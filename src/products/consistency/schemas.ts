@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { ConsistencyDeps } from "./deps";
-import { SIGNAL_NAMES, type ConsistencyInput } from "./result";
+import { SIGNAL_NAMES } from "./result";
 
 /** Request schemas of the consistency product (the answer's schema is in result.ts). */
 
@@ -8,9 +8,7 @@ import { SIGNAL_NAMES, type ConsistencyInput } from "./result";
  * Two or more signals: the body of `POST /consistency`, a row of a bulk run. Each value is validated by its product's
  * schema.
  */
-export function consistencyInputSchema(
-  deps: Pick<ConsistencyDeps, "phone" | "address" | "entityObject">,
-): z.ZodType<ConsistencyInput> {
+export function consistencyInputSchema(deps: Pick<ConsistencyDeps, "phone" | "address" | "entityObject">) {
   return signalsObject(deps, {});
 }
 
@@ -25,8 +23,14 @@ const networkOption = z
 
 /** The body of `POST /consistency`: the signals and the `network` option (a bulk row is the signals alone). */
 export function consistencyRequestSchema(deps: Pick<ConsistencyDeps, "phone" | "address" | "entityObject">) {
-  return signalsObject(deps, { network: networkOption }) as z.ZodType<ConsistencyInput & { network: boolean }>;
+  return signalsObject(deps, { network: networkOption });
 }
+
+/**
+ * One consistency call's signals as sent: two or more of them, read from the schema below. Phone, address and company
+ * values are their products' own inputs (validated with those products' schemas); consistency hands them back unread.
+ */
+export type ConsistencyInput = z.output<ReturnType<typeof signalsObject<Record<never, never>>>>;
 
 function signalsObject<Extra extends z.ZodRawShape>(
   deps: Pick<ConsistencyDeps, "phone" | "address" | "entityObject">,

@@ -1,4 +1,5 @@
 import type { ProductContext, WalkOptions } from "../../engines/product";
+import type { ConsistencyInput } from "./schemas";
 import { consistencyAnswer } from "./answer";
 import type {
   AddressAnswer,
@@ -9,7 +10,7 @@ import type {
   PhoneAnswer,
   SignalProduct,
 } from "./deps";
-import { SIGNAL_NAMES, type ConsistencyInput, type ConsistencyResult, type SignalName, type Signals } from "./result";
+import { SIGNAL_NAMES, type ConsistencyResult, type SignalName, type Signals } from "./result";
 import { CCTLD_SOURCE, tldCountry } from "./tld";
 
 /** Each signal's answer, as its own product gives it. */

@@ -4,7 +4,7 @@ import { PROVIDER_RULES_SOURCE, providerRuleFor } from "./provider-rules";
 import type { EmailResult, MailboxOutcome, Outcome, Reason, SmtpReason, Verdict } from "./result";
 import { mailboxConfidence, riskComponents, riskLevel, riskScore } from "./score";
 import type { checkTypo } from "./typo";
-import { liveSource, whole } from "../../engines/sources";
+import { liveSource, whole, DELIVERY_FEEDBACK, SUPPRESSION_LIST } from "../../engines/sources";
 
 /** Builds full email results; every score is computed from the answer's own fields (score.ts). */
 
@@ -194,7 +194,7 @@ export function manualSuppression(email: string, normalizedEmail: string): Email
     normalized_email: normalizedEmail,
     syntax_valid: true,
     reason: "suppressed",
-    sources: [whole("suppression-list", "account")],
+    sources: [whole(SUPPRESSION_LIST, "account")],
   };
 }
 
@@ -211,9 +211,6 @@ export function feedbackSuppression(
   return {
     ...manualSuppression(email, normalizedEmail),
     reason,
-    sources: [
-      whole("delivery-feedback", new Date(at).toISOString().slice(0, 10)),
-      whole("suppression-list", "account"),
-    ],
+    sources: [whole(DELIVERY_FEEDBACK, new Date(at).toISOString().slice(0, 10)), whole(SUPPRESSION_LIST, "account")],
   };
 }

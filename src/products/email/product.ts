@@ -1,3 +1,4 @@
+import { DELIVERY_FEEDBACK, SUPPRESSION_LIST } from "../../engines/sources";
 import { z } from "zod";
 import { database } from "../../db/client";
 import { asProduct, type Price, type Product, type ProductContext, type WalkOptions } from "../../engines/product";
@@ -188,8 +189,8 @@ export const email: Product<string, EmailResult> = {
     "provider-rules",
     "rdap-registration",
     "mailbox-smtp",
-    "delivery-feedback",
-    "suppression-list",
+    DELIVERY_FEEDBACK,
+    SUPPRESSION_LIST,
     "test-addresses",
   ],
   // Versioned by the time of the check, not a release: a monitor reads their moving as a recheck.

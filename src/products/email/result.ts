@@ -18,7 +18,8 @@ export type MailboxOutcome =
 export const DMARC_POLICIES = ["none", "quarantine", "reject"] as const;
 export type DmarcPolicy = (typeof DMARC_POLICIES)[number];
 
-export type Verdict = "deliverable" | "risky" | "undeliverable";
+const VERDICTS = ["deliverable", "risky", "undeliverable"] as const;
+export type Verdict = (typeof VERDICTS)[number];
 
 /**
  * Every reason an answer can carry (null for a clean deliverable answer). The spec lists the first five; `mailbox_full`
@@ -72,7 +73,7 @@ export const emailResultSchema = z.object({
   normalized_email: z.string(),
   is_alias: z.boolean(),
   is_gibberish: z.boolean(),
-  deliverable: z.enum(["deliverable", "risky", "undeliverable"]),
+  deliverable: z.enum(VERDICTS),
   reason: z.enum(REASONS).nullable(),
   risk_score: z.int().min(0).max(100),
   risk_level: z.enum(["low", "medium", "high"]),

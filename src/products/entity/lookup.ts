@@ -1,16 +1,18 @@
+import type { z } from "zod";
 import { isExhaustive, isSample } from "../../db/coverage";
 import { database } from "../../db/client";
 import { installedSource, type Source } from "../../engines/sources";
 import { normalizeCountry, readLei, typeOf, type IdentifierType } from "./identifiers";
 import { gleifLei, registerFor, type Register, type RegisterName } from "./registers";
 import type { EntityReason, EntityResult } from "./result";
+import type { unionItem } from "./schemas";
 import { findEntities, installedRegisters, type InstalledRegister, type StoredEntity } from "./store";
 
 /**
  * One identifier as sent: a string, or an object naming its type and, for company numbers, the country. Without a
  * type the value says which it is (`typeOf`): 20 letters or digits an LEI, a UK company number's shape one in GB.
  */
-export type EntityItem = string | { identifier: string; type?: IdentifierType | null; country?: string | null };
+export type EntityItem = z.output<typeof unionItem>;
 
 export interface Prepared {
   type: IdentifierType;

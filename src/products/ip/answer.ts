@@ -1,6 +1,6 @@
 import { isExhaustive, isSample } from "../../db/coverage";
 import type { LatestFeedback } from "../../engines/lists/feedback-shape";
-import { installedSource, whole, type Source } from "../../engines/sources";
+import { installedSource, whole, type Source, DELIVERY_FEEDBACK } from "../../engines/sources";
 import { blockHolding, formatCidr, fromRangeKey, type IpAddress } from "../../platform/ip-address";
 import type { Classification } from "../../platform/special-addresses";
 import { SPECIAL_RANGES_VERSION } from "../../platform/special-addresses";
@@ -146,7 +146,7 @@ export function buildAnswer(f: Facts): IpResult {
     ...(anycast ? [{ dataset: "anycast-networks", version: ANYCAST_VERSION, coverage: "partial" as const }] : []),
     ...(byAsn !== null ? [whole("hosting-asns", HOSTING_ASNS_VERSION)] : []),
     ...(f.list ? [whole("ip-lists", new Date(f.list.updatedAt).toISOString())] : []),
-    ...(facts.feedback ? [whole("delivery-feedback", facts.feedback.reported_at)] : []),
+    ...(facts.feedback ? [whole(DELIVERY_FEEDBACK, facts.feedback.reported_at)] : []),
   ];
   // What each range file or list decided: the row it holds for the address (a complete file's "no" is decided too).
   const holds: Record<string, boolean> = {

@@ -8,7 +8,7 @@ import { ipKey, lookupAsn, lookupIps, lookupRange } from "./lookup";
 import type { AsnAnswer, IpResult, RangeResult } from "./result";
 import { isTestIp, TEST_ASN, TEST_IPS, TEST_NETWORK, testAnswer, testAsn } from "./test-values";
 import { ipRefreshable } from "./refresh";
-import { whole } from "../../engines/sources";
+import { whole, DELIVERY_FEEDBACK } from "../../engines/sources";
 
 /** What an IP monitor watches (docs/ip.md, "Monitors"): a change of any of these is reported. */
 const observe = (r: IpResult) => ({
@@ -147,7 +147,7 @@ export const ip: Product<string, IpResult> = {
     "hosting-asns",
     "country-names",
     "ip-lists",
-    "delivery-feedback",
+    DELIVERY_FEEDBACK,
     "ip-test-values",
   ],
   refreshable: ipRefreshable,

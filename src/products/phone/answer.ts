@@ -1,4 +1,4 @@
-import { whole, type Source } from "../../engines/sources";
+import { whole, type Source, DELIVERY_FEEDBACK, SUPPRESSION_LIST } from "../../engines/sources";
 import type { PartnerCheck } from "../../platform/partners/types";
 import type { NetworkAnswer } from "../../platform/phone-network";
 import { planSource } from "./datasets";
@@ -110,15 +110,15 @@ export function withNetwork(answer: PhoneResult, check: PartnerCheck<NetworkAnsw
 export function manualSuppression(reading: PlanReading): PhoneResult {
   return {
     ...phoneAnswer(reading, NO_FACTS, "suppressed"),
-    sources: [planSource, whole("suppression-list", "account")],
+    sources: [planSource, whole(SUPPRESSION_LIST, "account")],
   };
 }
 
 /** The stored answer of a number whose delivery feedback reported a permanent failure: reason `undelivered`. */
 export function feedbackSuppression(reading: PlanReading, at: number): PhoneResult {
-  const feedback = whole("delivery-feedback", new Date(at).toISOString().slice(0, 10));
+  const feedback = whole(DELIVERY_FEEDBACK, new Date(at).toISOString().slice(0, 10));
   return {
     ...phoneAnswer(reading, NO_FACTS, "undelivered"),
-    sources: [planSource, feedback, whole("suppression-list", "account")],
+    sources: [planSource, feedback, whole(SUPPRESSION_LIST, "account")],
   };
 }

@@ -1,5 +1,5 @@
 import manifest from "../../../datasets/phone/manifest.json";
-import { whole } from "../../engines/sources";
+import { whole, DELIVERY_FEEDBACK, SUPPRESSION_LIST } from "../../engines/sources";
 
 /**
  * The phone datasets (datasets/phone/README.md). The numbering plan (libphonenumber-js) and the test numbers are
@@ -29,8 +29,8 @@ export const PHONE_DATASET_NAMES = [
   NUMBERING_PLAN.name,
   TEST_NUMBERS.name,
   ...TABLE_DATASETS,
-  "suppression-list",
-  "delivery-feedback",
+  SUPPRESSION_LIST,
+  DELIVERY_FEEDBACK,
 ];
 
 export const planSource = whole(NUMBERING_PLAN.name, NUMBERING_PLAN.version);

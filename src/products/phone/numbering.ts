@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import {
   isSupportedCountry,
   parsePhoneNumberFromString,
@@ -6,12 +7,13 @@ import {
   type PhoneNumberType,
 } from "libphonenumber-js/max";
 import type { LineType, ValidationError } from "./result";
+import type { phoneItem } from "./schemas";
 
 /**
  * One number as requests carry it: a string, or `{phone, country}` where `country` is the region of a number written
  * without `+`.
  */
-export type PhoneItem = string | { phone: string; country?: string | null };
+export type PhoneItem = z.output<typeof phoneItem>;
 
 /** What the numbering plan alone says about a number (libphonenumber-js, max metadata). */
 export interface PlanReading {
