@@ -1,5 +1,4 @@
 import type { Payer, StopReason } from "../engines/credits/credits";
-import { payerOf } from "../engines/credits/payer";
 import type { LookupRequest, LookupRoute } from "../engines/lookup-declarations";
 import type { Product, WalkOptions, WalkProduct } from "../engines/product";
 import { walk, type WalkRun } from "../engines/walk/walk";
@@ -85,6 +84,20 @@ const secondsToUtcMidnight = (now: number) =>
 export type LookupAnswer<In, Out> = Omit<WalkRun<In, Out>, "refused" | "rateLimited">;
 
 export type LookupOutcome<In, Out> = { ok: true; answer: LookupAnswer<In, Out> } | { ok: false; refusal: Refusal };
+
+/**
+ * Who pays for a request: the key's account and daily cap; nobody for the sandbox. The request's first call carries its
+ * admission.
+ */
+export const payerOf = (principal: Principal, admission?: Admission): Payer | null =>
+  principal.kind === "sandbox"
+    ? null
+    : {
+        accountId: principal.accountId,
+        keyId: principal.keyId,
+        dailyCreditCap: principal.dailyCreditCap,
+        ...(admission ? { admission } : {}),
+      };
 
 const DEFAULT_OPTIONS: WalkOptions = { refresh: false, maxAgeSeconds: null, honorSuppressions: false, extra: {} };
 

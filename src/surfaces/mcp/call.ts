@@ -61,7 +61,7 @@ export function lookupCallerOf(caller: Caller, requestId: string): LookupCaller 
     principal: secretPrincipal(c),
     requestId,
     ...(c.var.admission ? { admission: c.var.admission } : {}),
-    defer: (work) => deferPastAnswer(c, work),
+    defer: deferPastAnswer.bind(null, c),
   };
 }
 
