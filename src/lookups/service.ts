@@ -5,7 +5,6 @@ import { walk, type WalkRun } from "../engines/walk/walk";
 import { webhookUrlProblem } from "../engines/webhooks/url-rule";
 import type { Admission } from "../limits/admission";
 import type { Principal } from "../types";
-import { isPrepaid } from "./route-schemas";
 
 /**
  * The lookup module: a declared route run for any surface (REST, the tool protocol, try it), the one lookup service
@@ -225,15 +224,19 @@ async function answerOf(
   if ("error" in read) return { ok: false, error: read.error };
   // Only a route with a follow-up needs its payer (email's settling re-check); the request's admission was the walk's.
   const { admission: _counted, ...followUp } = payer ?? {};
-  const after = route.after
-    ? await route.after(
-        { env: caller.env, requestId: caller.requestId, payer: payer && (followUp as Payer) },
-        request.json,
-        data,
-      )
-    : {};
-  return { ok: true, data: read.data, meta: { ...singleMeta(route, answer), ...after }, creditsUsed };
+  const meta = singleMeta(route, answer);
+  const follow = { env: caller.env, requestId: caller.requestId, payer: payer && (followUp as Payer) };
+  return {
+    ok: true,
+    data: read.data,
+    // The follow-up (email's settling re-check) is asked last: what it adds to the meta is the answer's last word.
+    meta: { ...meta, ...(route.after ? await route.after(follow, request.json, data) : {}) },
+    creditsUsed,
+  };
 }
+
+/** A product's prepaid count (`ip_lookups_prepaid`, `autocomplete_prepaid`): units bought and not yet used. */
+export const isPrepaid = (name: string) => name.endsWith("_prepaid");
 
 const pick = (values: Record<string, unknown>, names: readonly string[]) =>
   Object.fromEntries(names.filter((name) => values[name] !== undefined).map((name) => [name, values[name]]));
