@@ -1,7 +1,7 @@
 import { Hono, type Context } from "hono";
 import { describe, expect, it, vi } from "vitest";
 import { env } from "cloudflare:test";
-import { payerOf } from "../../../src/engines/credits/payer";
+import { payerOf } from "../../../src/lookups/service";
 import type { StopReason } from "../../../src/engines/credits/credits";
 import { walk } from "../../../src/engines/walk/walk";
 import { refusalOf } from "../../../src/lookups/service";
@@ -34,7 +34,7 @@ function paidApp(accountId: string, keyId: string, dailyCreditCap: number | null
     const run = orRefuse(
       await walk(product, {
         env,
-        payer: payerOf(c.var.principal),
+        payer: payerOf(c.var.principal!),
         requestId: c.var.requestId,
         inputs: [value],
         options: OPTIONS,
