@@ -17,7 +17,7 @@ export type {
 } from "./types";
 
 /** The account's credits Durable Object: the only place a balance is read or written. */
-export const creditsStub = (env: Env, accountId: string) => env.ACCOUNTS.get(env.ACCOUNTS.idFromName(accountId));
+export const accountObject = (env: Env, accountId: string) => env.ACCOUNTS.get(env.ACCOUNTS.idFromName(accountId));
 
 /** What a call to the account's object answered, or the rate limit that refused the request it carried. */
 export type Entered<T> = { value: T } | { limited: RateLimitRefusal };
@@ -28,7 +28,7 @@ export type Entered<T> = { value: T } | { limited: RateLimitRefusal };
  * value, never thrown: each surface renders it its own way.
  */
 export function accountEntry(env: Env, accountId: string, admission?: Admission) {
-  const stub = creditsStub(env, accountId);
+  const stub = accountObject(env, accountId);
   /** The `enter*` call while the request is not admitted yet, the plain one after. */
   async function call<T>(
     entering: (entry: AdmissionRequest) => Promise<EnteredCall<T>>,
@@ -98,7 +98,7 @@ function asHold(reserved: ReserveResult): Hold {
 }
 
 export function accountCredits(env: Env, payer: Payer): Credits {
-  const stub = creditsStub(env, payer.accountId);
+  const stub = accountObject(env, payer.accountId);
   const entry = accountEntry(env, payer.accountId, payer.admission);
   const claims = (product: string, items: { key: string; units: number }[] | undefined) =>
     items ? { claims: { product, items } } : {};

@@ -1,11 +1,11 @@
 import type { StoredKeyed } from "../../../durable-objects/account-object";
 import { envOf, type Database } from "../../db/client";
-import { creditsStub } from "../credits/credits";
+import { accountObject } from "../credits/credits";
 import { currentRows, type KeyedTable, type KeyVersion } from "../rekey";
 
 /** The account's object, which holds its lists (durable-objects/account/lists.ts), from a `Database` or an env. */
 export const listsOf = (db: Database | Env, accountId: string) =>
-  creditsStub("DB" in db && "ACCOUNTS" in db ? (db as Env) : envOf(db as Database), accountId);
+  accountObject("DB" in db && "ACCOUNTS" in db ? (db as Env) : envOf(db as Database), accountId);
 
 /**
  * The 7-day repeat window of every product, keyed by (product, key) in the account's object (its lists, beside its

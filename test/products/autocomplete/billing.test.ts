@@ -15,7 +15,7 @@ import {
   bearer,
   call,
   createAccount,
-  creditsStub,
+  accountObject,
   json,
   type TestAccount,
 } from "../../helpers";
@@ -69,7 +69,7 @@ describe("autocomplete billing", () => {
       [0, 0, false],
       [1, 9, false],
     ]);
-    expect((await creditsStub(acct.accountId).snapshot()).pack_credits).toBe(0);
+    expect((await accountObject(acct.accountId).snapshot()).pack_credits).toBe(0);
   });
 
   it("answers too_short, not_covered and the test country free, using no prepaid unit", async () => {
@@ -124,7 +124,7 @@ describe("POST /address/autocomplete/public", () => {
     const key = await publishable(acct);
     const { status, body } = await browser({ key, q: "55 rue du faub", country: "FR" }, page("198.51.100.40"));
     expect([status, "meta" in body, body.data.suggestions[0]?.precision]).toEqual([200, false, "premise"]);
-    expect((await creditsStub(acct.accountId).snapshot()).pack_credits).toBe(0);
+    expect((await accountObject(acct.accountId).snapshot()).pack_credits).toBe(0);
   });
 
   it("refuses another origin, a bad body, a visitor past 20 a minute, and a missing challenge", async () => {
@@ -148,7 +148,7 @@ describe("POST /address/autocomplete/public", () => {
       page("198.51.100.43"),
     );
     expect(passed.status).toBe(200);
-    expect((await creditsStub(acct.accountId).snapshot()).pack_credits).toBe(4);
+    expect((await accountObject(acct.accountId).snapshot()).pack_credits).toBe(4);
   });
 });
 

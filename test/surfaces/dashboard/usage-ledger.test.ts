@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it, vi } from "vitest";
 import { Balance } from "../../../durable-objects/account/balance";
 import { resetBreakers } from "../../../src/platform/partners/guard";
 import { type Browser, createSecretKey, signedUpOwner } from "../../dashboard-browser";
-import { accountRows, bearer, call, creditsStub, json } from "../../helpers";
+import { accountRows, bearer, call, accountObject, json } from "../../helpers";
 
 vi.setConfig({ testTimeout: 60_000 });
 
@@ -45,7 +45,7 @@ async function pageFigures(browser: Browser): Promise<PageFigures> {
 
 /** What the ledger's charge rows took from the balance, per product (`unknown` for a row that names none). */
 async function ledgerCharges(accountId: string): Promise<Record<string, number>> {
-  const { rows } = await creditsStub(accountId).ledger(1, 500);
+  const { rows } = await accountObject(accountId).ledger(1, 500);
   const charged: Record<string, number> = {};
   for (const row of rows.filter((r) => r.kind === "charge")) {
     const product = row.product ?? "unknown";
@@ -148,7 +148,7 @@ describe("dashboard: usage from the ledger", () => {
   });
 
   it("an object whose ledger predates the product column gains it, its old rows null", async () => {
-    await runInDurableObject(creditsStub(accountId), (_instance, state) => {
+    await runInDurableObject(accountObject(accountId), (_instance, state) => {
       const sql = state.storage.sql;
       sql.exec("ALTER TABLE ledger DROP COLUMN product");
       new Balance(sql);
