@@ -55,6 +55,10 @@ describe("the OpenAPI document", () => {
       // Engine routes sit under their product, whatever their route doc's own tag says.
       expect(doc.paths["/api/v1/phone/bulk/{jobId}"]!.get!.tags).toEqual(["Phone"]);
       expect(doc.paths["/api/v1/ip/lists"]!.get!.tags).toEqual(["IP"]);
+      // A product served under another's path keeps its own tag, and no tag is left without an operation.
+      expect(doc.paths["/api/v1/address/autocomplete/public"]!.post!.tags).toEqual(["Address autocomplete"]);
+      const used = new Set(operations(doc).flatMap(({ op }) => op.tags ?? []));
+      expect(doc.tags.map((t) => t.name).filter((name) => !used.has(name))).toEqual([]);
       expect(doc.paths["/api/v1/account"]!.get!.tags).toEqual(["Account"]);
     },
   );

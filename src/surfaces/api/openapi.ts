@@ -19,15 +19,19 @@ export const TAGS = [
   { name: "Webhooks", description: "Signed test deliveries to check a receiver." },
 ];
 
-const PRODUCT_TAGS: Record<string, string> = Object.fromEntries(
-  registeredProducts().map((p) => [p.name, p.lookups?.tag ?? p.name]),
-);
+/**
+ * Each product's tag under the path its lookups start with (`/address`, `/address/autocomplete`), longest first: a
+ * product served under another's path (autocomplete under address) keeps its own tag.
+ */
+const PRODUCT_TAGS: [string, string][] = registeredProducts()
+  .map((p): [string, string] => [`/api/v1${p.lookups?.routes[0]?.path ?? `/${p.name}`}`, p.lookups?.tag ?? p.name])
+  .sort(([a], [b]) => b.length - a.length);
 
 /**
  * A product's routes carry its tag whatever their route doc says (`Bulk`, `Lists`, `IP lists`...); others keep theirs.
  */
 export function tagOf(tag: string | undefined, path: string): string | undefined {
-  return PRODUCT_TAGS[path.split("/")[3] ?? ""] ?? tag;
+  return PRODUCT_TAGS.find(([prefix]) => path === prefix || path.startsWith(`${prefix}/`))?.[1] ?? tag;
 }
 
 /** The document's intro: the products it names and their sandbox values come from the registry (products/intro.ts). */
