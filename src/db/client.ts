@@ -39,8 +39,9 @@ export function envOf(db: Database): Env {
 }
 
 /**
- * `env` with each D1 database behind a Sessions API session (`withSession("first-unconstrained")`): its reads may be answered by a
- * read replica near the caller, its writes go to the primary, and a read after a write in the same session sees it.
+ * `env` with each D1 database behind a Sessions API session (`withSession("first-unconstrained")`): its reads may be
+ * answered by a read replica near the caller, its writes go to the primary, and a read after a write in the same
+ * session sees it.
  * For reads that may lag the primary by replication delay: datasets and shared answers, never money or per-account
  * state a request must see at once (repeats, suppressions, keys). The session has `prepare` and `batch`, all that
  * drizzle and the products call.

@@ -47,7 +47,9 @@ describe("the address database", () => {
     for (const table of ["address_postcodes", "address_streets", "autocomplete_tokens"])
       expect(await countIn(env.REFERENCE_ADDRESS, table, "uk-os-open-names"), table).toBeGreaterThan(0);
     expect(await countIn(env.REFERENCE_ADDRESS, "address_premises", "fr-ban")).toBeGreaterThan(0);
-    const listed = await env.DB.prepare("SELECT version FROM datasets WHERE name = 'fr-ban'").first<{ version: string }>();
+    const listed = await env.DB.prepare("SELECT version FROM datasets WHERE name = 'fr-ban'").first<{
+      version: string;
+    }>();
     expect(listed?.version).toBe("2026-11-23-sample");
   });
 
@@ -66,7 +68,9 @@ describe("the address database", () => {
   });
 
   it("stops answering from rows it no longer holds: the rows are read there, not in DB", async () => {
-    await env.REFERENCE_ADDRESS.prepare("DELETE FROM address_premises WHERE dataset = 'fr-ban' AND number = '55'").run();
+    await env.REFERENCE_ADDRESS.prepare(
+      "DELETE FROM address_premises WHERE dataset = 'fr-ban' AND number = '55'",
+    ).run();
     const { body } = await call<Record<string, any>>(
       "/api/v1/address",
       json({ address: ADDRESS }, { Authorization: `Bearer ${acct.key}` }),

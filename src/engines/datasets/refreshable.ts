@@ -12,7 +12,7 @@
  */
 
 import type { Activation, Coverage } from "../../db/coverage";
-import type { TableFamily } from "../../db/reference";
+import type { TableFamily } from "../../db/table-family";
 
 /** What a dataset covers (src/db/coverage.ts), recorded with its `datasets` row when a refresh activates it. */
 export type { Coverage };

@@ -43,7 +43,9 @@ async function listPostcode(env: Env, { postcode, country }: Place): Promise<Lis
   const shaped = postcodeShapeValid(country, canonical) !== false;
   const key = referenceKey(country, canonical);
   const [installed, reference] = await Promise.all([installedDatasets(database(env)), addressData(env)]);
-  const stored = shaped ? await findPostcodes(reference, [{ country, postcode: key }]) : new Map<string, StoredPostcode[]>();
+  const stored = shaped
+    ? await findPostcodes(reference, [{ country, postcode: key }])
+    : new Map<string, StoredPostcode[]>();
   const covering = coveringDatasets(installed, country, "postcodes");
   const rows = (stored.get(placeOf(country, key)) ?? []).filter(
     (r) => isAddressDatasetName(r.dataset) && covering.includes(r.dataset),

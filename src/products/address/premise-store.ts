@@ -14,7 +14,11 @@ import { activeGeneration, inActiveGenerations, type AddressData } from "./store
 
 const PREMISE_COLUMNS = 6;
 
-export async function upsertPremises(data: AddressData, dataset: AddressDatasetName, rows: PremiseRow[]): Promise<void> {
+export async function upsertPremises(
+  data: AddressData,
+  dataset: AddressDatasetName,
+  rows: PremiseRow[],
+): Promise<void> {
   const values = rows.map((r) => ({
     country: r.country,
     postcode: r.postcode,

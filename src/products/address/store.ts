@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql, type AnyColumn, type SQL } from "drizzle-orm";
+import { and, eq, inArray, sql, type AnyColumn } from "drizzle-orm";
 import { chunks, MAX_PARAMS } from "../../db/chunks";
 import { database, familyDatabase, type Database } from "../../db/client";
 import { readCoverage, type Coverage } from "../../db/coverage";
@@ -11,7 +11,8 @@ import { INDEX_KEY } from "./autocomplete/index-rows";
 
 /**
  * What the address product keeps in D1: postcode and street rows of the reference datasets (in `REFERENCE_ADDRESS`,
- * src/db/reference.ts), and which datasets are installed (`datasets`, in `DB`). D1 binds at most 100 parameters a statement, which sizes every chunk below.
+ * src/db/reference.ts), and which datasets are installed (`datasets`, in `DB`). D1 binds at most 100 parameters a
+ * statement, which sizes every chunk below.
  */
 
 /**
@@ -168,7 +169,11 @@ const STREET_COLUMNS = 7;
  * Inserts or replaces postcode rows of one dataset in the generation answers read: multi-row statements under D1's
  * parameter limit, one D1 batch.
  */
-export async function upsertPostcodes(data: AddressData, dataset: AddressDatasetName, rows: PostcodeRow[]): Promise<void> {
+export async function upsertPostcodes(
+  data: AddressData,
+  dataset: AddressDatasetName,
+  rows: PostcodeRow[],
+): Promise<void> {
   const values = rows.map((r) => ({
     country: r.country,
     postcode: r.postcode,

@@ -63,7 +63,11 @@ const otherGenerations = async (table: string, dataset: string) => {
   const row = await env.DB.prepare("SELECT active FROM dataset_generations WHERE name = ?")
     .bind(dataset)
     .first<{ active: number }>();
-  return count(`SELECT COUNT(*) AS n FROM ${table} WHERE dataset = ?1 AND generation IS NOT ?2`, dataset, row?.active ?? 0);
+  return count(
+    `SELECT COUNT(*) AS n FROM ${table} WHERE dataset = ?1 AND generation IS NOT ?2`,
+    dataset,
+    row?.active ?? 0,
+  );
 };
 
 async function lookup(address: unknown, country: string) {

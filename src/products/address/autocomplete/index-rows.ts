@@ -91,11 +91,7 @@ export interface IndexTarget {
  * The statements writing these entries' tokens in `generation` of `dataset` (the operator import's: the generation
  * answers read); none for no entries.
  */
-export function indexStatements(
-  db: D1Database,
-  target: IndexTarget,
-  entries: readonly Entry[],
-): D1PreparedStatement[] {
+export function indexStatements(db: D1Database, target: IndexTarget, entries: readonly Entry[]): D1PreparedStatement[] {
   const statements: D1PreparedStatement[] = [];
   for (let i = 0; i < entries.length; i += CHUNK)
     statements.push(
