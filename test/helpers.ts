@@ -76,7 +76,7 @@ export async function createAccount(options: AccountOptions = {}): Promise<TestA
   return { accountId: account.id, userId: member.user_id, key: key.key, keyId: key.id };
 }
 
-export const creditsStub = (accountId: string) => env.ACCOUNTS.get(env.ACCOUNTS.idFromName(accountId));
+export const accountObject = (accountId: string) => env.ACCOUNTS.get(env.ACCOUNTS.idFromName(accountId));
 
 export interface MailStats {
   dataCalls: number;
@@ -161,7 +161,7 @@ export async function accountRows<T = Record<string, unknown>>(
   query: string,
   ...binds: (string | number | null)[]
 ): Promise<T[]> {
-  const stub = creditsStub(accountId);
+  const stub = accountObject(accountId);
   await stub.usage(0);
   return runInDurableObject(stub, (_instance, state) => state.storage.sql.exec(query, ...binds).toArray() as T[]);
 }

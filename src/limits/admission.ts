@@ -1,5 +1,4 @@
 import type { AdmissionRequest, Entered, LimitHit } from "../../durable-objects/account-object";
-import { ApiError, rateLimited } from "../http/errors";
 import { LIMITS, type LimitName } from "./limiter";
 
 /** One rate limit of the account's object, for `subject` (a key id, a visitor, a user). */
@@ -54,14 +53,7 @@ export class Admission {
     return hits ? { hits, request: this.record } : null;
   }
 
-  /** Unwraps an `enter*` answer: a refusal becomes 429 RATE_LIMITED with `Retry-After`. */
-  value<T>(entered: Entered<T>): T {
-    const outcome = this.outcome(entered);
-    if ("limited" in outcome) throw rateLimited(outcome.limited.retryAfterSeconds, outcome.limited.message);
-    return outcome.value;
-  }
-
-  /** An `enter*` answer as a value: what was asked, or the rate limit that refused it (the walk's way). */
+  /** An `enter*` answer as a value: what was asked, or the rate limit that refused it. */
   outcome<T>(entered: Entered<T>): { value: T } | { limited: RateLimitRefusal } {
     if (!entered.admitted) {
       const message = LIMITS[entered.limit as LimitName]?.message ?? "Too many requests; retry later.";
@@ -70,15 +62,6 @@ export class Admission {
     this.policies = entered.policies;
     return { value: entered.value };
   }
-}
-
-/**
- * The rate-limit refusal an admission threw, as a value (the lookup service reports refusals as values, so each surface
- * renders them its own way); null for any other error.
- */
-export function rateLimitRefusal(err: unknown): { message: string; retryAfterSeconds: number } | null {
-  if (!(err instanceof ApiError) || err.code !== "RATE_LIMITED") return null;
-  return { message: err.message, retryAfterSeconds: Number(err.headers["Retry-After"] ?? 1) };
 }
 
 /**

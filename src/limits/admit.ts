@@ -1,7 +1,8 @@
 import type { Context } from "hono";
 import type { LimitHit } from "../../durable-objects/account-object";
 import { accountEntry } from "../engines/credits/credits";
-import { Admission, rateLimitRefusal, redeliveryHit } from "./admission";
+import { rateLimited } from "../http/errors";
+import { Admission, redeliveryHit } from "./admission";
 import type { AppEnv } from "../types";
 
 /**
@@ -21,13 +22,11 @@ export function expectAdmission(c: Context<AppEnv>, key: { id: string; accountId
 /**
  * Admits the request now, if its first call to the account's object has not already done so, counting `extra` limits
  * with its own (a route's limit, known once the input is valid; such a route defers its admission to this call). A
- * refusal throws 429 RATE_LIMITED.
+ * refusal is the HTTP route's 429 RATE_LIMITED.
  */
 export async function admitRequest(c: Context<AppEnv>, ...extra: LimitHit[]): Promise<void> {
-  const admission = c.var.admission;
-  if (!admission || (!admission.pending && !extra.length)) return;
-  admission.add(...extra);
-  await accountEntry(c.env, admission.accountId, admission).admit();
+  const refusal = await admitPending(c.env, c.var.admission, ...extra);
+  if (refusal) throw rateLimited(refusal.retryAfterSeconds, refusal.message);
 }
 
 /** A rate-limit refusal as a value, as every surface renders it its own way. */
@@ -48,14 +47,8 @@ export async function admitPending(
 ): Promise<RateRefusal | null> {
   if (!admission || (!admission.pending && !extra.length)) return null;
   admission.add(...extra);
-  try {
-    await accountEntry(env, admission.accountId, admission).admit();
-    return null;
-  } catch (err) {
-    const limited = rateLimitRefusal(err);
-    if (!limited) throw err;
-    return { code: "RATE_LIMITED", ...limited };
-  }
+  const entered = await accountEntry(env, admission.accountId, admission).admit();
+  return "limited" in entered ? { code: "RATE_LIMITED", ...entered.limited } : null;
 }
 
 /**

@@ -1,8 +1,7 @@
-import { payerOf } from "../engines/credits/payer";
 import type { BulkProduct, WalkOptions } from "../engines/product";
 import { planList, recallStored } from "../engines/walk/begin";
 import type { Principal } from "../types";
-import { keyRefusal, type Refusal } from "./service";
+import { keyRefusal, payerOf, type Refusal } from "./service";
 
 /** The most distinct values whose repeats a quote reads (100 statements). */
 export const REPEAT_READ_LIMIT = 9_000;

@@ -1,12 +1,10 @@
 import type { Payer, StopReason } from "../engines/credits/credits";
-import { payerOf } from "../engines/credits/payer";
 import type { LookupRequest, LookupRoute } from "../engines/lookup-declarations";
 import type { Product, WalkOptions, WalkProduct } from "../engines/product";
 import { walk, type WalkRun } from "../engines/walk/walk";
 import { webhookUrlProblem } from "../engines/webhooks/url-rule";
 import type { Admission } from "../limits/admission";
 import type { Principal } from "../types";
-import { isPrepaid } from "./route-schemas";
 
 /**
  * The lookup module: a declared route run for any surface (REST, the tool protocol, try it), the one lookup service
@@ -85,6 +83,20 @@ const secondsToUtcMidnight = (now: number) =>
 export type LookupAnswer<In, Out> = Omit<WalkRun<In, Out>, "refused" | "rateLimited">;
 
 export type LookupOutcome<In, Out> = { ok: true; answer: LookupAnswer<In, Out> } | { ok: false; refusal: Refusal };
+
+/**
+ * Who pays for a request: the key's account and daily cap; nobody for the sandbox. The request's first call carries its
+ * admission.
+ */
+export const payerOf = (principal: Principal, admission?: Admission): Payer | null =>
+  principal.kind === "sandbox"
+    ? null
+    : {
+        accountId: principal.accountId,
+        keyId: principal.keyId,
+        dailyCreditCap: principal.dailyCreditCap,
+        ...(admission ? { admission } : {}),
+      };
 
 const DEFAULT_OPTIONS: WalkOptions = { refresh: false, maxAgeSeconds: null, honorSuppressions: false, extra: {} };
 
@@ -212,15 +224,19 @@ async function answerOf(
   if ("error" in read) return { ok: false, error: read.error };
   // Only a route with a follow-up needs its payer (email's settling re-check); the request's admission was the walk's.
   const { admission: _counted, ...followUp } = payer ?? {};
-  const after = route.after
-    ? await route.after(
-        { env: caller.env, requestId: caller.requestId, payer: payer && (followUp as Payer) },
-        request.json,
-        data,
-      )
-    : {};
-  return { ok: true, data: read.data, meta: { ...singleMeta(route, answer), ...after }, creditsUsed };
+  const meta = singleMeta(route, answer);
+  const follow = { env: caller.env, requestId: caller.requestId, payer: payer && (followUp as Payer) };
+  return {
+    ok: true,
+    data: read.data,
+    // The follow-up (email's settling re-check) is asked last: what it adds to the meta is the answer's last word.
+    meta: { ...meta, ...(route.after ? await route.after(follow, request.json, data) : {}) },
+    creditsUsed,
+  };
 }
+
+/** A product's prepaid count (`ip_lookups_prepaid`, `autocomplete_prepaid`): units bought and not yet used. */
+export const isPrepaid = (name: string) => name.endsWith("_prepaid");
 
 const pick = (values: Record<string, unknown>, names: readonly string[]) =>
   Object.fromEntries(names.filter((name) => values[name] !== undefined).map((name) => [name, values[name]]));

@@ -4,7 +4,7 @@ import { accountFieldsOf, type AccountFields } from "../auth/key-lookup";
 import { database } from "../db/client";
 import { accountEntry } from "../engines/credits/credits";
 import { FAIR_USE_WINDOW_MS, PLAN_NAMES } from "../engines/credits/plans";
-import { answered, limitsAsValues, notFoundError, scopeRefusal, type ActOutcome, type KeyAct } from "./key-act";
+import { answered, notFoundError, rateLimitedError, scopeRefusal, type ActOutcome, type KeyAct } from "./key-act";
 
 export const LEDGER_PER_PAGE = 100;
 
@@ -115,14 +115,14 @@ export async function readAccount(act: KeyAct): Promise<ActOutcome<z.infer<typeo
   const scope = scopeRefusal(act.principal, "account");
   if (scope) return scope;
   const { env, principal } = act;
-  return limitsAsValues(async () => {
-    const [account, snapshot] = await Promise.all([
-      accountFieldsOf(database(env), principal.accountId),
-      accountEntry(env, principal.accountId, act.admission).snapshot(),
-    ]);
-    if (!account) return notFoundError("Account");
-    return answered(accountView(account, snapshot), { credits_used: 0, credits_remaining: snapshot.available });
-  });
+  const [account, entered] = await Promise.all([
+    accountFieldsOf(database(env), principal.accountId),
+    accountEntry(env, principal.accountId, act.admission).snapshot(),
+  ]);
+  if ("limited" in entered) return rateLimitedError(entered.limited);
+  if (!account) return notFoundError("Account");
+  const snapshot = entered.value;
+  return answered(accountView(account, snapshot), { credits_used: 0, credits_remaining: snapshot.available });
 }
 
 /** `GET /account/ledger` and the `get_ledger` tool: one page of credit movements, newest first. */
@@ -130,8 +130,8 @@ export async function readLedger(act: KeyAct, page: number): Promise<ActOutcome<
   const scope = scopeRefusal(act.principal, "account");
   if (scope) return scope;
   const entry = accountEntry(act.env, act.principal.accountId, act.admission);
-  return limitsAsValues(async () => {
-    const { rows, total } = await entry.ledger(page, LEDGER_PER_PAGE);
-    return answered({ entries: rows.map(ledgerView) }, { page, per_page: LEDGER_PER_PAGE, total });
-  });
+  const entered = await entry.ledger(page, LEDGER_PER_PAGE);
+  if ("limited" in entered) return rateLimitedError(entered.limited);
+  const { rows, total } = entered.value;
+  return answered({ entries: rows.map(ledgerView) }, { page, per_page: LEDGER_PER_PAGE, total });
 }

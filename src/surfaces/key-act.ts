@@ -1,6 +1,6 @@
 import type { SecretPrincipal } from "../auth/check-secret-key";
 import type { Scope } from "../auth/scopes";
-import { rateLimitRefusal, type Admission } from "../limits/admission";
+import type { Admission, RateLimitRefusal } from "../limits/admission";
 import type { SurfaceError } from "../lookups/service";
 
 /**
@@ -35,16 +35,8 @@ export const scopeRefusal = (principal: SecretPrincipal, scope: Scope) =>
     ? null
     : refused("KEY_SCOPE_DENIED", `The key's scopes do not include \`${scope}\`.`);
 
-/**
- * Runs an act whose first call to the account's object counts the request's rate limit, a refusal there answered as
- * RATE_LIMITED like any other refusal (the object's admission throws it).
- */
-export async function limitsAsValues<T>(work: () => Promise<ActOutcome<T>>): Promise<ActOutcome<T>> {
-  try {
-    return await work();
-  } catch (err) {
-    const limited = rateLimitRefusal(err);
-    if (!limited) throw err;
-    return { ok: false, error: { code: "RATE_LIMITED", ...limited } };
-  }
-}
+/** The rate limit the act's first call to the account's object counted, refused as RATE_LIMITED like any refusal. */
+export const rateLimitedError = (limited: RateLimitRefusal): { ok: false; error: SurfaceError } => ({
+  ok: false,
+  error: { code: "RATE_LIMITED", ...limited },
+});

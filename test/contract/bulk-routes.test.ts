@@ -7,7 +7,7 @@ import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createJob } from "../../src/engines/bulk/create";
 import { runJob } from "../../src/engines/bulk/run";
-import { anotherKey, bearer, call, creditsStub, json } from "../helpers";
+import { anotherKey, bearer, call, accountObject, json } from "../helpers";
 import { fetchChecked } from "../openapi-check";
 import { capturedQueue, funded, lookupWith, setUp, subjectsWith, type Funded } from "./helpers";
 
@@ -72,7 +72,7 @@ describe.each(SUBJECTS)("a bulk run's routes over HTTP: $label", ({ product, sam
     await run();
     const stopped = await call<{ job: Job }>(`${base}/${id}`, bearer(acct.key));
     expect(stopped.body.data.job.stopped_reason).toBe("insufficient_credits");
-    await creditsStub(acct.accountId).addCredits({ bucket: "pack", amount: 5, note: null, requestId: null });
+    await accountObject(acct.accountId).addCredits({ bucket: "pack", amount: 5, note: null, requestId: null });
     const resumed = await call<{ job: Job }>(`${base}/${id}/resume`, { method: "POST", ...bearer(acct.key) });
     expect([resumed.status, resumed.body.data.job.stopped_reason]).toEqual([200, null]);
   });

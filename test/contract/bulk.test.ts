@@ -15,7 +15,7 @@ import { runJob } from "../../src/engines/bulk/run";
 import { RECOVERY_STALL_MS } from "../../src/engines/recovery";
 import { policyColumns } from "../../src/engines/policy/apply";
 import type { Product } from "../../src/engines/product";
-import { bearer, call, creditsStub } from "../helpers";
+import { bearer, call, accountObject } from "../helpers";
 import {
   capturedQueue,
   countersOf,
@@ -98,7 +98,7 @@ describe.each(SUBJECTS)("bulk runs: $label", ({ product, samples, registered }) 
       const rowCounts = kinds.reduce((sum, k) => sum + countersOf(samples, k).length, 0);
       expect(product.bulk!.counters.reduce((sum, c) => sum + (job[c] as number), 0)).toBe(rowCounts);
       expect(await jobCharges(acct.accountId, id)).toMatchObject({ credits: 2 });
-      expect((await creditsStub(acct.accountId).snapshot()).pack_credits).toBe(8);
+      expect((await accountObject(acct.accountId).snapshot()).pack_credits).toBe(8);
     },
   );
 
@@ -139,7 +139,7 @@ describe.each(SUBJECTS)("bulk runs: $label", ({ product, samples, registered }) 
       credits_used: 1,
       stopped_reason: "insufficient_credits",
     });
-    await creditsStub(acct.accountId).addCredits({ bucket: "pack", amount: 5, note: null, requestId: null });
+    await accountObject(acct.accountId).addCredits({ bucket: "pack", amount: 5, note: null, requestId: null });
     expect(await markResumed(database(env), id)).toMatchObject({ status: "processing", stoppedReason: null });
     await run(product, queue, id);
     expect(await view(id)).toMatchObject({ status: "completed", processed: 3, credits_used: 3, stopped_reason: null });

@@ -10,7 +10,7 @@ import { walk } from "../../src/engines/walk/walk";
 import { productNamed, registeredProducts } from "../../src/products/registry";
 import { fakeProduct } from "./fake-product";
 import { rand, type ContractSamples, type Kind, type Samples } from "./samples";
-import { accountRows, createAccount, creditsStub, type AccountOptions, type TestAccount } from "../helpers";
+import { accountRows, createAccount, accountObject, type AccountOptions, type TestAccount } from "../helpers";
 
 export { rand, type Kind, type Samples } from "./samples";
 
@@ -152,7 +152,7 @@ export async function ledgerCharges(
   accountId: string,
   match: (requestId: string) => boolean,
 ): Promise<{ rows: number; credits: number }> {
-  const { rows } = await creditsStub(accountId).ledger(1, 1000);
+  const { rows } = await accountObject(accountId).ledger(1, 1000);
   const charges = rows.filter((r) => r.kind === "charge" && r.request_id !== null && match(r.request_id));
   return { rows: charges.length, credits: charges.reduce((sum, r) => sum - r.plan_delta - r.pack_delta, 0) };
 }

@@ -6,7 +6,7 @@
 import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
-import { accountRows, createAccount, creditsStub } from "../helpers";
+import { accountRows, createAccount, accountObject } from "../helpers";
 import { DAY_MS, rand, SUBJECTS } from "./helpers";
 
 const DAILY = "17 3 * * *";
@@ -110,7 +110,7 @@ describe.each(SUBJECTS)("retention inside the account's object: $label", ({ prod
       "created_at) VALUES (?, 'req', ?, ?, 'good', NULL, 1, 0, 0, ?)";
     await accountRows(acct.accountId, history, product.name, "old", "old", now - 90 * DAY_MS - MINUTE);
     await accountRows(acct.accountId, history, product.name, "young", "young", now - 89 * DAY_MS);
-    await creditsStub(acct.accountId).pruneLists(now);
+    await accountObject(acct.accountId).pruneLists(now);
     expect(await accountRows(acct.accountId, "SELECT key FROM repeats")).toEqual([{ key: "young" }]);
     expect(await accountRows(acct.accountId, "SELECT key FROM history")).toEqual([{ key: "young" }]);
   });

@@ -8,7 +8,7 @@ import { runDurableObjectAlarm } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { asProduct } from "../../src/engines/product";
 import { fakeProduct } from "./fake-product";
-import { creditsStub } from "../helpers";
+import { accountObject } from "../helpers";
 import { FAKE, funded, ledgerCharges, UNIT_SUBJECTS, walkOf } from "./helpers";
 
 const SUBJECTS = [
@@ -36,7 +36,7 @@ describe.each(SUBJECTS)("units a credit: $label", ({ product, samples }) => {
     expect(runs.map((r) => r.creditsUsed)).toEqual([...block(n), 1]);
     expect(runs.map((r) => r.items[0]!.meta.credits_used)).toEqual([...block(n), 1]);
     expect(runs.map((r) => r.prepaid)).toEqual([...Array.from({ length: n }, (_, i) => n - 1 - i), n - 1]);
-    expect((await creditsStub(acct.accountId).snapshot()).pack_credits).toBe(8);
+    expect((await accountObject(acct.accountId).snapshot()).pack_credits).toBe(8);
   });
 
   it("charges exactly 4 credits for 4 n concurrent single lookups and ends with 0 prepaid", async () => {
@@ -45,7 +45,7 @@ describe.each(SUBJECTS)("units a credit: $label", ({ product, samples }) => {
     expect(runs.reduce((sum, r) => sum + r.creditsUsed, 0)).toBe(4);
     expect(runs.filter((r) => r.items[0]!.meta.credits_used === 1)).toHaveLength(4);
     expect(await ledgerCharges(acct.accountId, () => true)).toMatchObject({ credits: 4 });
-    expect(await creditsStub(acct.accountId).snapshot()).toMatchObject({ pack_credits: 26, reserved: 0 });
+    expect(await accountObject(acct.accountId).snapshot()).toMatchObject({ pack_credits: 26, reserved: 0 });
     expect((await walkOf(product, acct.payer, samples.paid(1))).prepaid).toBe(n - 1);
   });
 
@@ -58,12 +58,12 @@ describe.each(SUBJECTS)("units a credit: $label", ({ product, samples }) => {
       expect(runs.map((r) => [r.refused, r.processed])).toEqual(runs.map(() => [null, 1]));
       expect(runs.reduce((sum, r) => sum + r.creditsUsed, 0)).toBe(4);
       expect(await ledgerCharges(acct.accountId, () => true)).toMatchObject({ rows: 4, credits: 4 });
-      expect(await creditsStub(acct.accountId).snapshot()).toMatchObject({
+      expect(await accountObject(acct.accountId).snapshot()).toMatchObject({
         pack_credits: 0,
         reserved: 0,
         available: 0,
       });
-      expect(await creditsStub(acct.accountId).balance(product.name)).toEqual({ available: 0, prepaid: 0 });
+      expect(await accountObject(acct.accountId).balance(product.name)).toEqual({ available: 0, prepaid: 0 });
       expect((await walkOf(product, acct.payer, samples.paid(1))).refused).toBe("insufficient_credits");
     },
   );
@@ -72,7 +72,7 @@ describe.each(SUBJECTS)("units a credit: $label", ({ product, samples }) => {
     "keeps money exact when concurrent holds are released: only answers are charged, lent units come " + "back",
     async () => {
       const acct = await funded(4);
-      const stub = creditsStub(acct.accountId);
+      const stub = accountObject(acct.accountId);
       const units = { product: product.name, perCredit: n };
       const holds = await Promise.all(
         Array.from({ length: 20 }, (_, i) => stub.reserve({ requestId: `r${i}`, amount: 1, units })),
@@ -160,13 +160,13 @@ describe.each(SUBJECTS)("units a credit: $label", ({ product, samples }) => {
     const after = await walkOf(product, acct.payer, samples.paid(n - 1));
     expect(after.items.map((i) => i.meta.credits_used)).toEqual(Array(n - 1).fill(0));
     expect([after.creditsUsed, after.prepaid]).toEqual([0, 0]);
-    expect(await creditsStub(acct.accountId).snapshot()).toMatchObject({ pack_credits: 0, reserved: 0 });
+    expect(await accountObject(acct.accountId).snapshot()).toMatchObject({ pack_credits: 0, reserved: 0 });
   });
 
   it("gives an abandoned hold's units back when the alarm releases it", async () => {
     const acct = await funded(2);
     await walkOf(product, acct.payer, samples.paid(1));
-    const stub = creditsStub(acct.accountId);
+    const stub = accountObject(acct.accountId);
     const held = await stub.reserve({
       requestId: "abandoned",
       amount: 3,

@@ -7,7 +7,7 @@ import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { database } from "../../src/db/client";
 import { addSuppressions } from "../../src/engines/lists/suppressions";
-import { accountRows, call, creditsStub, json } from "../helpers";
+import { accountRows, call, accountObject, json } from "../helpers";
 import { countRows, DAY_MS, funded, ledgerCharges, rand, setUp, spied, SUBJECTS, walkOf } from "./helpers";
 
 beforeAll(() => setUp(SUBJECTS));
@@ -141,14 +141,18 @@ describe.each(SUBJECTS)("the paid walk: $label", ({ product, samples, registered
     expect(capped).toMatchObject({ processed: 2, creditsUsed: 2, stoppedReason: "key_spend_cap", refused: null });
     const spent = await walkOf(product, acct.payer, [d]);
     expect(spent).toMatchObject({ processed: 0, creditsUsed: 0, refused: "key_spend_cap" });
-    expect(await creditsStub(acct.accountId).snapshot()).toMatchObject({ pack_credits: 8, reserved: 0 });
+    expect(await accountObject(acct.accountId).snapshot()).toMatchObject({ pack_credits: 8, reserved: 0 });
   });
 
   it("releases the hold when the lookup fails: nothing reserved, nothing charged", async () => {
     const acct = await funded(3);
     const broken = { ...product, lookup: async () => Promise.reject(new Error("upstream broke")) };
     await expect(walkOf(broken, acct.payer, samples.paid(2))).rejects.toThrow("upstream broke");
-    expect(await creditsStub(acct.accountId).snapshot()).toMatchObject({ pack_credits: 3, reserved: 0, available: 3 });
+    expect(await accountObject(acct.accountId).snapshot()).toMatchObject({
+      pack_credits: 3,
+      reserved: 0,
+      available: 3,
+    });
     expect(await ledgerCharges(acct.accountId, () => true)).toEqual({ rows: 0, credits: 0 });
   });
 
@@ -160,7 +164,7 @@ describe.each(SUBJECTS)("the paid walk: $label", ({ product, samples, registered
     const reported = run.items.reduce((sum, i) => sum + i.meta.credits_used, 0);
     expect([run.creditsUsed, reported]).toEqual([2, 2]);
     expect(await ledgerCharges(acct.accountId, (id) => id === requestId)).toEqual({ rows: 1, credits: 2 });
-    expect((await creditsStub(acct.accountId).snapshot()).pack_credits).toBe(8);
+    expect((await accountObject(acct.accountId).snapshot()).pack_credits).toBe(8);
   });
 
   if (product.suppressions)

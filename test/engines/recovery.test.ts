@@ -14,7 +14,7 @@ import { mintSecret } from "../../src/engines/webhooks/secret";
 import { RECOVERY_STALL_MS, recoveryStub } from "../../src/engines/recovery";
 import { productNamed } from "../../src/products/registry";
 import { capturedQueue, funded, rand } from "../contract/helpers";
-import { creditsStub } from "../helpers";
+import { accountObject } from "../helpers";
 import { finishJob } from "../../src/engines/bulk/run";
 import { accountRecipients } from "../../src/engines/mail/recipients";
 
@@ -157,7 +157,7 @@ describe("the recovery alarm", () => {
 
   it("queues the mail of a run a crash left unmailed after its finish, once however often it sweeps", async () => {
     const acct = await funded(5);
-    await creditsStub(acct.accountId).setMailSettings({ bulk_finished_emails: true });
+    await accountObject(acct.accountId).setMailSettings({ bulk_finished_emails: true });
     const row = await oneRowRun(acct);
     const finishedAt = stale();
     // What a crash right after the finish leaves: the run settled, its mail step never run.
@@ -189,7 +189,7 @@ describe("the recovery alarm", () => {
     const after = await jobById(database(env), row.id);
     expect(after?.finishedMailAt).toEqual(expect.any(Number));
     // Turned on later: a sweep does not mail an old finish.
-    await creditsStub(acct.accountId).setMailSettings({ bulk_finished_emails: true });
+    await accountObject(acct.accountId).setMailSettings({ bulk_finished_emails: true });
     await env.DB.prepare("UPDATE bulk_jobs SET finished_at = ? WHERE id = ?").bind(stale(), row.id).run();
     await sweepNow();
     const mails = await env.DB.prepare("SELECT COUNT(*) AS n FROM mail_messages WHERE dedupe_key LIKE ?")

@@ -1,6 +1,6 @@
 import { SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { admin, anotherKey, bearer, call, createAccount, creditsStub, type TestAccount } from "../helpers";
+import { admin, anotherKey, bearer, call, createAccount, accountObject, type TestAccount } from "../helpers";
 import { paramValue, servedOperations, type Operation } from "../hostile/operations";
 
 /**
@@ -75,14 +75,14 @@ describe("request body limits on every operation that takes a body", () => {
   it("refuses a streamed body (no length) one byte over the limit with 422, reading little past it, charging nothing", {
     timeout: 120_000,
   }, async () => {
-    const before = { balance: await creditsStub(acct.accountId).snapshot(), ledger: await ledgerTotal() };
+    const before = { balance: await accountObject(acct.accountId).snapshot(), ledger: await ledgerTotal() };
     for (const op of withBodies) {
       const { stream, pulled } = streamed(op.maxBytes! + 1);
       const response = await SELF.fetch(urlOf(op), { method: op.method, headers: headers(), body: stream });
       await refused(response, `${op.method} ${op.path}`);
       expect(pulled(), `${op.method} ${op.path}`).toBeLessThanOrEqual(op.maxBytes! + 4 * CHUNK);
     }
-    expect({ balance: await creditsStub(acct.accountId).snapshot(), ledger: await ledgerTotal() }).toEqual(before);
+    expect({ balance: await accountObject(acct.accountId).snapshot(), ledger: await ledgerTotal() }).toEqual(before);
   });
 
   it("refuses a body whose declared length is over the limit before reading it", { timeout: 120_000 }, async () => {

@@ -1,7 +1,7 @@
 import { SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ERROR_STATUS } from "../../src/http/errors";
-import { anotherKey, BASE, createAccount, creditsStub, type TestAccount } from "../helpers";
+import { anotherKey, BASE, createAccount, accountObject, type TestAccount } from "../helpers";
 import { hostileBodies, type Schema } from "../hostile/operations";
 import { mcpHeaders } from "../mcp-client";
 
@@ -92,7 +92,7 @@ describe("the hostile pass over the tool protocol", () => {
   it("answers every hostile message with a request id, never a 5xx or a server error, and charges nothing", {
     timeout: 120_000,
   }, async () => {
-    const before = await creditsStub(acct.accountId).snapshot();
+    const before = await accountObject(acct.accountId).snapshot();
     const all = requests();
     const problems: string[] = [];
     let next = 0;
@@ -115,6 +115,6 @@ describe("the hostile pass over the tool protocol", () => {
     console.log(`hostile pass (tool protocol): ${all.length} requests over ${tools.length} tools`);
     expect(problems.slice(0, 30)).toEqual([]);
     expect(tools.length).toBeGreaterThan(15);
-    expect(await creditsStub(acct.accountId).snapshot()).toEqual(before);
+    expect(await accountObject(acct.accountId).snapshot()).toEqual(before);
   });
 });

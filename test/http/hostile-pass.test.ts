@@ -1,7 +1,7 @@
 import { SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ERROR_STATUS } from "../../src/http/errors";
-import { admin, anotherKey, createAccount, creditsStub, type TestAccount } from "../helpers";
+import { admin, anotherKey, createAccount, accountObject, type TestAccount } from "../helpers";
 import {
   HOSTILE_PARAMS,
   HOSTILE_STRINGS,
@@ -140,14 +140,14 @@ async function problemWith(response: Response): Promise<string | null> {
 
 /** Read from the account's object itself: after some 1,700 requests the key may be over its rate limit (429). */
 async function ledgerTotal() {
-  return (await creditsStub(acct.accountId).ledger(1, 1)).total;
+  return (await accountObject(acct.accountId).ledger(1, 1)).total;
 }
 
 describe("the hostile pass over every operation of the OpenAPI document", () => {
   it("answers every hostile request with the envelope and a request id, never a 5xx, and charges nothing", {
     timeout: 120_000,
   }, async () => {
-    const before = { balance: await creditsStub(acct.accountId).snapshot(), ledger: await ledgerTotal() };
+    const before = { balance: await accountObject(acct.accountId).snapshot(), ledger: await ledgerTotal() };
     const requests = operations.flatMap(requestsOf);
     const problems: string[] = [];
     const started = Date.now();
@@ -167,7 +167,7 @@ describe("the hostile pass over every operation of the OpenAPI document", () => 
       `hostile pass: ${requests.length} requests over ${operations.length} operations in ${seconds.toFixed(1)} s`,
     );
     expect(problems.slice(0, 30)).toEqual([]);
-    const after = { balance: await creditsStub(acct.accountId).snapshot(), ledger: await ledgerTotal() };
+    const after = { balance: await accountObject(acct.accountId).snapshot(), ledger: await ledgerTotal() };
     expect(after).toEqual(before);
     expect(operations.length).toBeGreaterThan(100);
   });

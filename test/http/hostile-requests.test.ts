@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { registeredProducts } from "../../src/products/registry";
-import { admin, anotherKey, bearer, call, createAccount, creditsStub, json } from "../helpers";
+import { admin, anotherKey, bearer, call, createAccount, accountObject, json } from "../helpers";
 
 /**
  * Smaller findings of the attack on the local stack (docs/api-decisions.md, "Request bodies"; docs/email-policy.md,
  * "Browser answers"): each refused as the spec's Errors table says, free.
  */
-const balance = async (accountId: string) => (await creditsStub(accountId).snapshot()).pack_credits;
+const balance = async (accountId: string) => (await accountObject(accountId).snapshot()).pack_credits;
 
 describe("browser answers carry the policy's action only", () => {
   it("answers /email/public, /phone/public and /address/public with policy {action}, never rules_hit", async () => {

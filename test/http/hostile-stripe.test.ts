@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { creditsStub } from "../helpers";
+import { accountObject } from "../helpers";
 import { account, chargeRefunded, deliver, eventId, packCompleted } from "../stripe-events";
 
 /**
@@ -9,7 +9,7 @@ import { account, chargeRefunded, deliver, eventId, packCompleted } from "../str
  */
 vi.setConfig({ testTimeout: 30_000 });
 
-const balance = async (accountId: string) => (await creditsStub(accountId).snapshot()).pack_credits;
+const balance = async (accountId: string) => (await accountObject(accountId).snapshot()).pack_credits;
 
 describe("one payment moves credits once", () => {
   it("one Checkout session credits once whatever events announce it (new ids, async success)", async () => {
@@ -23,7 +23,7 @@ describe("one payment moves credits once", () => {
     const later = await Promise.all([deliver(again), deliver(asyncSucceeded)]);
     expect(later.map((r) => r.status)).toEqual([200, 200]);
     expect(await balance(id)).toBe(1000);
-    const { rows } = await creditsStub(id).ledger(1, 100);
+    const { rows } = await accountObject(id).ledger(1, 100);
     expect(rows.filter((row) => row.kind === "pack_credit")).toHaveLength(1);
   });
 
@@ -65,7 +65,7 @@ describe("a refund that arrives before its payment", () => {
       outcome: "pack_credited",
     });
     expect(await balance(id)).toBe(500);
-    const { rows } = await creditsStub(id).ledger(1, 100);
+    const { rows } = await accountObject(id).ledger(1, 100);
     expect(rows.filter((row) => row.kind === "pack_credit").map((row) => row.pack_delta)).toEqual(
       expect.arrayContaining([1000, -500]),
     );

@@ -8,7 +8,7 @@ import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test"
 import { describe, expect, it } from "vitest";
 import { database } from "../../src/db/client";
 import { policies } from "../../src/db/schema";
-import { admin, bearer, call, createAccount, creditsStub, json, lookupEmail, requestRecord } from "../helpers";
+import { admin, bearer, call, createAccount, accountObject, json, lookupEmail, requestRecord } from "../helpers";
 
 interface RouteFigures {
   route: string;
@@ -60,7 +60,7 @@ describe("admission with the first call to the account's object", () => {
       const charged = responses
         .filter((r) => r.status === 200)
         .reduce((sum, r) => sum + (r.body.meta as { credits_used: number }).credits_used, 0);
-      const snapshot = await creditsStub(acct.accountId).snapshot();
+      const snapshot = await accountObject(acct.accountId).snapshot();
       expect(snapshot).toMatchObject({ reserved: 0, available: 20 - charged });
     },
   );
@@ -123,7 +123,7 @@ describe("policy versions from the account's object", () => {
       });
       // The object learns the version after the answer (the request's waitUntil).
       const known = async () =>
-        runInDurableObject(creditsStub(acct.accountId), (_instance, state) =>
+        runInDurableObject(accountObject(acct.accountId), (_instance, state) =>
           state.storage.sql
             .exec<{ stamp: number }>("SELECT stamp FROM policy_stamps WHERE product = 'email'")
             .toArray(),
@@ -142,7 +142,7 @@ describe("policy versions from the account's object", () => {
 describe("a hold whose settle never arrives", () => {
   it("is released by the object's alarm, and its request is recorded as a free SERVER_ERROR", async () => {
     const acct = await createAccount({ pack: 5 });
-    const stub = creditsStub(acct.accountId);
+    const stub = accountObject(acct.accountId);
     const requestId = `req_lost_${Date.now()}`;
     const admission = {
       hits: [],
@@ -170,7 +170,7 @@ describe("a hold whose settle never arrives", () => {
 
   it("keeps what the Worker recorded when it did record the request", async () => {
     const acct = await createAccount({ pack: 5 });
-    const stub = creditsStub(acct.accountId);
+    const stub = accountObject(acct.accountId);
     const answered = await lookupEmail(acct.key, { email: "deliverable@service.test" });
     const requestId = answered.response.headers.get("X-Request-Id")!;
     expect((await requestRecord(acct.key, requestId)).body.data).toMatchObject({ status: 200 });

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { admin, call, createAccount, creditsStub, json } from "../helpers";
+import { admin, call, createAccount, accountObject, json } from "../helpers";
 import { setUp, SUBJECTS } from "../contract/helpers";
 import { expectOneCall, figuresOf, logged, ONE_CALL } from "./round-trip-figures";
 
@@ -99,14 +99,14 @@ describe.each(SINGLES)("the hot path of $label's repeat", ({ samples, unitsPerCr
     // IP: five placing lookups use up the credit the first one bought, so the repeat finds no prepaid unit.
     const values = samples.paid(unitsPerCredit);
     for (const value of values) await ask(value);
-    const before = await creditsStub(acct.accountId).snapshot();
+    const before = await accountObject(acct.accountId).snapshot();
     await admin("DELETE", "/round-trips");
     const repeat = await ask(values[0]);
     expect(repeat.credits_used).toBe(0);
     if (unitsPerCredit > 1) expect(repeat.ip_lookups_prepaid).toBe(0);
     const figures = await figuresOf(`POST ${path}`);
     expect([figures.requests, figures.before_answer.do.max, figures.before_answer.d1_primary.max]).toEqual([1, 1, 0]);
-    expect(await creditsStub(acct.accountId).snapshot()).toMatchObject({
+    expect(await accountObject(acct.accountId).snapshot()).toMatchObject({
       pack_credits: before.pack_credits,
       reserved: 0,
     });

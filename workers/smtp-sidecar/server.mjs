@@ -86,7 +86,8 @@ function pacingFromEnv(env) {
 /**
  * Creates the HTTP service. `url` is known once `listen()` has resolved.
  * @param {SidecarConfig} config
- * @returns {{ listen(): Promise<string>, close(): Promise<void>, readonly url: string }}
+ * @returns {{ listen(): Promise<string>, close(): Promise<void>,
+ *   sessions(): ReturnType<import("./session-pool.mjs").SessionPool["stats"]>, readonly url: string }}
  */
 export function createSidecar(config) {
   const settings = checkConfig(config);
@@ -116,6 +117,8 @@ export function createSidecar(config) {
         server.close(() => resolve());
         server.closeAllConnections();
       }),
+    /** The session pool's slots now, kept sessions and waiting probes (session-pool.mjs `stats`). */
+    sessions: () => settings.sessionPool.stats(),
     get url() {
       return url;
     },

@@ -61,6 +61,8 @@ export function createSessionPool(limits = {}) {
     if (a && a.active === 0 && a.waiters.length === 0) addresses.delete(addressOf(key));
   };
   const hasRoom = (key) => destination(key).active < maxActive && address(addressOf(key)).active < maxPerAddress;
+  /** Whether the MX address's cap, not only their own destinations', keeps probes waiting there. */
+  const addressFull = (ip) => address(ip).active >= maxPerAddress;
   const hold = (key) => {
     destination(key).active += 1;
     address(addressOf(key)).active += 1;
@@ -126,7 +128,10 @@ export function createSessionPool(limits = {}) {
         end(key, session, false);
       }
       const a = address(addressOf(key));
-      if (hasRoom(key) && a.waiters.length === 0) {
+      // Room is handed to the waiters as soon as it frees (`wake`), so whoever still waits lacks room of its own: a
+      // probe with room at its destination and its address overtakes nobody. Queueing it behind a probe that waits
+      // for its own domain's sessions would hold a free slot back.
+      if (hasRoom(key)) {
         hold(key);
         return null;
       }
@@ -146,14 +151,15 @@ export function createSessionPool(limits = {}) {
         };
         a.waiters.push(waiter);
       });
-      evictIdle(addressOf(key));
+      // Only the address's cap is helped by ending other domains' kept sessions; a full destination has none kept.
+      if (addressFull(addressOf(key))) evictIdle(addressOf(key));
       return /** @type {Promise<SmtpSession | null>} */ (handed);
     },
 
     /**
      * Gives the slot back. `session` (reset and ready for a new transaction when `clean`) goes to a probe waiting for
-     * the destination, or is kept idle for the next one while it may still be used and nobody else waits at the MX
-     * address; otherwise it is ended with QUIT, its slot freed once the server has hung up.
+     * the destination, or is kept idle for the next one while it may still be used and no probe waits for room at the
+     * full MX address; otherwise it is ended with QUIT, its slot freed once the server has hung up.
      * @param {string} key
      * @param {SmtpSession | null} session
      * @param {{ clean: boolean }} state
@@ -168,7 +174,7 @@ export function createSessionPool(limits = {}) {
         clearTimeout(/** @type {Waiter} */ (waiter).timer);
         return /** @type {Waiter} */ (waiter).resume(session);
       }
-      if (a.waiters.length > 0) return void end(key, session, false);
+      if (a.waiters.length > 0 && addressFull(addressOf(key))) return void end(key, session, false);
       const d = destination(key);
       const timer = setTimeout(() => {
         const index = d.idle.findIndex((parked) => parked.session === session);

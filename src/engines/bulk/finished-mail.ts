@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { database } from "../../db/client";
 import { bulkJobs } from "../../db/schema";
-import { creditsStub } from "../credits/credits";
+import { accountObject } from "../credits/credits";
 import { escapeHtml } from "../mail/compose";
 import { queueMail } from "../mail/outbox";
 import { accountRecipients } from "../mail/recipients";
@@ -41,7 +41,7 @@ export function finishedMailBodies(env: Env, row: JobRow) {
  * sweep after a crash between the two steps) queues nothing twice: each message's dedupe key names the finish.
  */
 export async function queueFinishedMail(env: Env, row: JobRow): Promise<void> {
-  const settings = await creditsStub(env, row.accountId).mailSettings();
+  const settings = await accountObject(env, row.accountId).mailSettings();
   const db = database(env);
   if (settings.bulk_finished_emails) {
     const recipients = await accountRecipients(db, row.accountId);

@@ -1,7 +1,7 @@
 import type {
   AdmissionRequest,
   BeginRecall,
-  Entered,
+  Entered as EnteredCall,
   ReserveRequest,
   ReserveResult,
 } from "../../../durable-objects/account-object";
@@ -17,27 +17,23 @@ export type {
 } from "./types";
 
 /** The account's credits Durable Object: the only place a balance is read or written. */
-export const creditsStub = (env: Env, accountId: string) => env.ACCOUNTS.get(env.ACCOUNTS.idFromName(accountId));
+export const accountObject = (env: Env, accountId: string) => env.ACCOUNTS.get(env.ACCOUNTS.idFromName(accountId));
+
+/** What a call to the account's object answered, or the rate limit that refused the request it carried. */
+export type Entered<T> = { value: T } | { limited: RateLimitRefusal };
 
 /**
  * The account's object as one request sees it: whichever of these the request calls first also carries its pending
- * admission (its rate limits), so admitting the request costs no round trip of its own.
+ * admission (its rate limits), so admitting the request costs no round trip of its own. A refusal comes back as a
+ * value, never thrown: each surface renders it its own way.
  */
 export function accountEntry(env: Env, accountId: string, admission?: Admission) {
-  const stub = creditsStub(env, accountId);
+  const stub = accountObject(env, accountId);
   /** The `enter*` call while the request is not admitted yet, the plain one after. */
   async function call<T>(
-    entering: (entry: AdmissionRequest) => Promise<Entered<T>>,
+    entering: (entry: AdmissionRequest) => Promise<EnteredCall<T>>,
     plain: () => Promise<T>,
-  ): Promise<T> {
-    const entry = admission?.take();
-    return entry ? admission!.value(await entering(entry)) : plain();
-  }
-  /** `call` for the walk: the admission's refusal as a value. */
-  async function outcome<T>(
-    entering: (entry: AdmissionRequest) => Promise<Entered<T>>,
-    plain: () => Promise<T>,
-  ): Promise<{ value: T } | { limited: RateLimitRefusal }> {
+  ): Promise<Entered<T>> {
     const entry = admission?.take();
     return entry ? admission!.outcome(await entering(entry)) : { value: await plain() };
   }
@@ -58,20 +54,15 @@ export function accountEntry(env: Env, accountId: string, admission?: Admission)
         (entry) => stub.enterLedger(entry, page, perPage),
         () => stub.ledger(page, perPage),
       ),
-    /** The walk's first call; a rate limit comes back as a value, not thrown. */
+    /** The walk's first call. */
     begin: (request: ReserveRequest, recall: BeginRecall) =>
-      outcome(
+      call(
         (entry) => stub.enterBegin(entry, request, recall),
         () => stub.begin(request, recall),
       ),
-    reserve: (request: ReserveRequest) =>
-      call<ReserveResult>(
-        (entry) => stub.enterReserve(entry, request),
-        () => stub.reserve(request),
-      ),
-    /** The balance as the walk reads it when it held nothing; a rate limit comes back as a value, not thrown. */
+    /** The balance as the walk reads it when it held nothing. */
     balance: (product: string | null) =>
-      outcome(
+      call(
         (entry) => stub.enterBalance(entry, product),
         () => stub.balance(product),
       ),
@@ -107,7 +98,7 @@ function asHold(reserved: ReserveResult): Hold {
 }
 
 export function accountCredits(env: Env, payer: Payer): Credits {
-  const stub = creditsStub(env, payer.accountId);
+  const stub = accountObject(env, payer.accountId);
   const entry = accountEntry(env, payer.accountId, payer.admission);
   const claims = (product: string, items: { key: string; units: number }[] | undefined) =>
     items ? { claims: { product, items } } : {};
@@ -123,8 +114,10 @@ export function accountCredits(env: Env, payer: Payer): Credits {
     ...(request.unitsPerCredit > 1 ? { units: { product: request.product, perCredit: request.unitsPerCredit } } : {}),
   });
   return {
+    // A walk's first call is `begin` (or, holding nothing, its balance read), which carries the request's admission:
+    // a later hold never does.
     async hold(request) {
-      return asHold(await entry.reserve(reserveOf(request)));
+      return asHold(await stub.reserve(reserveOf(request)));
     },
     async begin(request, recall) {
       const outcome = await entry.begin(reserveOf(request), recall);

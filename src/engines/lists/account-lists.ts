@@ -1,11 +1,11 @@
 import type { StoredKeyed } from "../../../durable-objects/account-object";
 import { envOf, type Database } from "../../db/client";
-import { creditsStub } from "../credits/credits";
+import { accountObject } from "../credits/credits";
 import { currentRows, type KeyedTable, type KeyVersion } from "../rekey";
 
 /** The account's object, which holds its lists (durable-objects/account/lists.ts), from a `Database` or an env. */
 export const listsOf = (db: Database | Env, accountId: string) =>
-  creditsStub("DB" in db && "ACCOUNTS" in db ? (db as Env) : envOf(db as Database), accountId);
+  accountObject("DB" in db && "ACCOUNTS" in db ? (db as Env) : envOf(db as Database), accountId);
 
 /**
  * The 7-day repeat window of every product, keyed by (product, key) in the account's object (its lists, beside its
@@ -40,20 +40,24 @@ export async function recallLists(
   },
 ): Promise<Recalled> {
   const { accountId, product, keys, now, want, rekeyed } = recall;
-  const stub = listsOf(db, accountId);
-  const found = await stub.recallLists(product, [...new Set(keys)], recallWant(want, rekeyed), now);
-  return readRecalled(stub, { product, found, keys, rekeyed });
+  const found = await listsOf(db, accountId).recallLists(product, [...new Set(keys)], recallWant(want, rekeyed), now);
+  return readRecalled(db, { accountId, product, found, keys, rekeyed });
 }
 
+/** What to read of the lists: with a product whose key function changed, the rows of older versions too. */
 export const recallWant = (want: { repeats: boolean; suppressions: boolean }, rekeyed?: KeyVersion) => ({
   ...want,
   ...(rekeyed ? { staleBelow: rekeyed.version } : {}),
 });
 
-/** The object's rows for `keys` as the walk reads them (stale rows re-keyed on the way: src/engines/rekey.ts). */
+/**
+ * The object's rows for `keys` as the walk reads them: stale rows re-keyed on the way (src/engines/rekey.ts), which
+ * only a product whose key function changed has.
+ */
 export async function readRecalled(
-  stub: ReturnType<typeof listsOf>,
+  db: Database | Env,
   read: {
+    accountId: string;
     product: string;
     found: { repeats: StoredKeyed[]; suppressions: StoredKeyed[] };
     keys: string[];
@@ -62,15 +66,17 @@ export async function readRecalled(
 ): Promise<Recalled> {
   const { product, found, rekeyed } = read;
   const wanted = new Set(read.keys);
-  const parsed = (rows: StoredKeyed[]) => rows.map((row) => ({ ...row, result: parseStored(row.result) }));
-  const [repeats, suppressions] = await Promise.all([
-    currentRows(stub, { table: "repeats", product, rows: parsed(found.repeats), wanted, keys: rekeyed }),
-    currentRows(stub, { table: "suppressions", product, rows: parsed(found.suppressions), wanted, keys: rekeyed }),
-  ]);
+  const parsed = (rows: StoredKeyed[]) =>
+    rows.filter((row) => rekeyed || wanted.has(row.key)).map((row) => ({ ...row, result: parseStored(row.result) }));
+  const current = (table: KeyedTable, rows: StoredKeyed[]) =>
+    currentRows(listsOf(db, read.accountId), { table, product, rows: parsed(rows), wanted, keys: rekeyed });
+  const [repeats, suppressions] = rekeyed
+    ? await Promise.all([current("repeats", found.repeats), current("suppressions", found.suppressions)])
+    : [parsed(found.repeats), parsed(found.suppressions)].map((rows) => new Map(rows.map((row) => [row.key, row])));
   const suppressed = new Map<string, unknown>();
-  for (const [key, row] of suppressions) if (row.result !== null) suppressed.set(key, row.result);
+  for (const [key, row] of suppressions!) if (row.result !== null) suppressed.set(key, row.result);
   return {
-    repeats: new Map([...repeats].map(([key, row]) => [key, { result: row.result, createdAt: row.createdAt }])),
+    repeats: new Map([...repeats!].map(([key, row]) => [key, { result: row.result, createdAt: row.createdAt }])),
     suppressed,
   };
 }

@@ -2,7 +2,7 @@ import { accountByEmail, insertAccount } from "../../db/accounts";
 import { database } from "../../db/client";
 import { addMemberWithRole, insertUser, userAccounts, userIdByEmail } from "../../db/members";
 import { newId } from "../../platform/tokens";
-import { creditsStub } from "../credits/credits";
+import { accountObject } from "../credits/credits";
 import { sendAccountConfirmation } from "./account-confirmation";
 import { returnPath } from "./return-path";
 import { sendSignInLink } from "./sign-in";
@@ -59,7 +59,7 @@ export async function signUp(env: Env, email: string, dedupeKey?: string, now = 
   await insertAccount(db, { id: accountId, email, emailVerified: false, createdAt: now });
   await insertUser(db, { id: userId, email, createdAt: now });
   await addMemberWithRole(db, { accountId, userId, role: "owner", now, acceptedAt: now });
-  await creditsStub(env, accountId).setPlan("free");
+  await accountObject(env, accountId).setPlan("free");
   await sendAccountConfirmation(env, accountId, email, dedupeKey);
 }
 

@@ -1,5 +1,5 @@
 import { database, replicaReads, type Database } from "../../db/client";
-import { creditsStub, type Payer } from "../credits/credits";
+import { accountObject, type Payer } from "../credits/credits";
 import type { Product } from "../product";
 import type { PolicyDecision, PolicyShape } from "./policy";
 import { policyStamp, readPolicy, type PolicyRow } from "./store";
@@ -38,7 +38,7 @@ function parse(cacheKey: string, row: PolicyRow, schema: PolicyShape<unknown>["r
  */
 async function unknownToObject({ env, product, schema, payer, defer }: RulesRead): Promise<unknown> {
   const row = await readPolicy(database(replicaReads(env)), payer.accountId, product);
-  const teach = () => creditsStub(env, payer.accountId).learnPolicyStamp(product, row?.updatedAt ?? 0);
+  const teach = () => accountObject(env, payer.accountId).learnPolicyStamp(product, row?.updatedAt ?? 0);
   if (defer)
     defer(() =>
       teach().catch((err) =>

@@ -1,7 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { database, type Database } from "../../db/client";
 import { policies } from "../../db/schema";
-import { creditsStub } from "../credits/credits";
+import { accountObject } from "../credits/credits";
 
 /** Every D1 query of the policy engine: one row per (account, product). */
 export type PolicyRow = typeof policies.$inferSelect;
@@ -45,7 +45,7 @@ export async function writePolicy(write: {
       set: { rules, updatedAt: sql`max(${now}, ${policies.updatedAt} + 1)` },
     })
     .returning();
-  await creditsStub(env, accountId).setPolicyStamp(product, row!.updatedAt);
+  await accountObject(env, accountId).setPolicyStamp(product, row!.updatedAt);
   return row!;
 }
 
@@ -55,6 +55,6 @@ export async function deletePolicy(env: Env, accountId: string, product: string)
     .delete(policies)
     .where(and(eq(policies.accountId, accountId), eq(policies.product, product)))
     .returning({ product: policies.product });
-  await creditsStub(env, accountId).setPolicyStamp(product, 0);
+  await accountObject(env, accountId).setPolicyStamp(product, 0);
   return deleted.length > 0;
 }

@@ -1,24 +1,26 @@
-import type { Hold, Payer } from "../credits/credits";
-import { listsOf, readRecalled, recallLists, recallWant, type Recalled } from "../lists/account-lists";
+import { replicaReads } from "../../db/client";
+import { creditsFor, type Hold, type Payer } from "../credits/credits";
+import { readRecalled, recallLists, type Recalled } from "../lists/account-lists";
 import { IGNORED, latestByKey } from "../lists/feedback";
 import type { WalkProduct, WalkOptions } from "../product";
-import type { Plan, Unique, WalkState } from "./state";
+import type { First, Plan, Unique, WalkRefusal, WalkRequest, WalkState } from "./state";
 
 /** Steps 1 and 2: dedupe by key, then answer what needs no dataset (test values, malformed input). */
 export async function planList<In, Out>(product: WalkProduct<In, Out>, inputs: In[]): Promise<Plan<In, Out>> {
   const byKey = new Map<string, Unique<In, Out>>();
+  const locals: ReturnType<NonNullable<WalkProduct<In, Out>["local"]>>[] = [];
   const keyOf = inputs.map((input, index) => {
-    const key = product.normalize(input);
+    // The product is asked for a value's key and, for its first spelling, its local answer, together.
+    const key = product.normalize(input),
+      local = byKey.has(key) || !product.local ? null : product.local(input);
+    if (local) locals.push(local);
     if (!byKey.has(key)) byKey.set(key, { key, index, input, refreshed: false });
     return key;
   });
   const uniques = [...byKey.values()];
-  if (product.local) {
-    const locals = await Promise.all(uniques.map((u) => product.local!(u.input)));
-    locals.forEach((answer, i) => {
-      if (answer) uniques[i]!.free = { ...freeAnswer(answer.result), test: answer.test, local: true };
-    });
-  }
+  (await Promise.all(locals)).forEach((answer, i) => {
+    if (answer) uniques[i]!.free = { ...freeAnswer(answer.result), test: answer.test, local: true };
+  });
   return { uniques, keyOf };
 }
 
@@ -59,6 +61,7 @@ export async function recallStored<In, Out>(
 export const listsWanted = <In, Out>(product: WalkProduct<In, Out>, options: WalkOptions) => ({
   repeats: true,
   suppressions: Boolean(options.honorSuppressions && product.suppressions),
+  ...(product.keys ? { staleBelow: product.keys.version } : {}),
 });
 
 /** Answers free what the account's stored rows answer: a suppressed value, or a repeat young enough. */
@@ -91,61 +94,84 @@ export function applyRecalled<In, Out>(
   }
 }
 
+/** What the walk's first step hands the next: the state, and the first hold (or the rate limit that refused it). */
+export type Begun<In, Out> =
+  | { state: WalkState<In, Out>; first: First | null }
+  | { state: WalkState<In, Out>; limited: Extract<WalkRefusal, { reason: "rate_limited" }> };
+
 /**
- * Steps 3 to 5 in one call to the account's object: the object answers the values' repeat and suppression rows and, in
- * the same synchronous step, holds (claiming) for the values those rows leave to pay for: the first wave (with
- * `share`, at most half of what is available, never less than one unit). A single lookup, or a batch whose first wave
- * covers its list, makes this one call before its answer. When the walk reads the rows differently from the object (a
- * repeat its options renew, a row of an older key), the wave's hold resizes (src/engines/walk/pay.ts); values held for
- * and answered free are settled at 0 with the rest. A rate limit the object counts comes back in `paid.limited`.
+ * Steps 1 to 5: the state every later step takes (the list deduped, test values answered), then, in one call to the
+ * account's object, the values' repeat and suppression rows and, in the same synchronous step, a hold (claiming) for
+ * the values those rows leave to pay for: the first wave (with `share`, at most half of what is available, never less
+ * than one unit). A single lookup, or a batch whose first wave covers its list, makes this one call before its
+ * answer. When the walk reads the rows differently from the object (a repeat its options renew, a row of an older
+ * key), the wave's hold resizes (src/engines/walk/pay.ts); values held for and answered free are settled at 0 with
+ * the rest. The hold is returned for the first wave; a rate limit the object counts is returned instead.
  */
-export async function recallAndHold<In, Out>(state: WalkState<In, Out>): Promise<WalkState<In, Out>> {
-  const { product, request, credits, paid, now } = state;
+export async function begin<In, Out>(product: WalkProduct<In, Out>, request: WalkRequest<In>): Promise<Begun<In, Out>> {
+  const now = request.now ?? Date.now();
   const { env, payer, options } = request;
+  const state: WalkState<In, Out> = {
+    ...(await planList(product, request.inputs)),
+    product,
+    request,
+    now,
+    credits: creditsFor(env, payer),
+    // The product's own reads (datasets, the shared mailbox answers) may come from a read replica near the caller.
+    ctx: {
+      env: replicaReads(env),
+      now,
+      accountId: payer?.accountId ?? null,
+      ...(request.defer ? { defer: request.defer } : {}),
+    },
+    paid: {
+      answered: [],
+      stopIndex: request.inputs.length,
+      limitedBy: null,
+      holdId: null,
+      spent: 0,
+      allowance: { left: 0 },
+    },
+  };
   const open = state.uniques.filter((u) => !u.free);
-  if (!payer || !open.length || !credits.begin) {
+  if (!payer || !open.length || !state.credits.begin) {
     await recallStored({ env, product, options, now, payer: null, uniques: state.uniques });
-    return state;
+    return { state, first: null };
   }
   const keys = open.map((u) => u.key);
   const each = product.holdUnits?.(options) ?? 1;
-  const cost = typeof product.cost === "function" ? product.cost(options) : product.cost;
   const feedback = feedbackWant(product, open, now);
-  const begun = await credits.begin(
+  const begun = await state.credits.begin(
     {
       requestId: request.requestId,
       product: product.name,
       units: each,
       unitsPerCredit: product.unitsPerCredit,
-      share: cost === "remote",
+      share: (typeof product.cost === "function" ? product.cost(options) : product.cost) === "remote",
       claims: keys.map((key) => ({ key, units: each })),
     },
     {
       product: product.name,
       keys,
       at: now,
-      want: { ...recallWant(listsWanted(product, options), product.keys), ...feedback },
+      want: { ...listsWanted(product, options), ...feedback },
       free: { repeatsAfter: freeRepeatsAfter(product, options, now) },
     },
   );
-  if ("limited" in begun) {
-    paid.limited = { reason: "rate_limited", ...begun.limited };
-    return state;
-  }
-  keepHold(state, begun.hold);
+  if ("limited" in begun) return { state, limited: { reason: "rate_limited", ...begun.limited } };
   if (feedback.feedback && begun.recall.feedback)
     state.ctx.feedback = { keys: new Set(feedback.feedback.keys), latest: latestByKey(begun.recall.feedback) };
-  paid.begunFor = begun.asked;
-  const stub = listsOf(env, payer.accountId);
-  applyRecalled(
-    { env, product, options, now },
-    open,
-    await readRecalled(stub, { product: product.name, found: begun.recall, keys, rekeyed: product.keys }),
-  );
-  return state;
+  keepHold(state, begun.hold);
+  const found = { accountId: payer.accountId, product: product.name, found: begun.recall, keys, rekeyed: product.keys };
+  const recalled = await readRecalled(env, found).catch(async (err) => {
+    if (state.paid.holdId) await state.credits.release(state.paid.holdId);
+    throw err;
+  });
+  applyRecalled({ env, product, options, now }, open, recalled);
+  return { state, first: { hold: begun.hold, asked: begun.asked } };
 }
 
-/** What the first hold said, kept for the first wave (src/engines/walk/pay.ts) and for the answer's balance. */
+/** What the first hold said, kept for the answer's balance; the hold itself goes to the first wave. */
 function keepHold<In, Out>({ paid }: WalkState<In, Out>, hold: Hold) {
   if (hold.ok) {
     paid.holdId = hold.id;
@@ -155,7 +181,6 @@ function keepHold<In, Out>({ paid }: WalkState<In, Out>, hold: Hold) {
   } else if (hold.reason === "insufficient_credits" && hold.available !== undefined)
     // Refused for want of credits: if a stored row answers the value, this is the balance its answer reports.
     paid.afterHold = { held: 0, available: hold.available };
-  paid.begun = hold;
 }
 
 /**

@@ -3,7 +3,7 @@ import { timeProduct } from "../../platform/trace";
 import type { WalkProduct } from "../product";
 import { recallStored } from "./begin";
 import { setDown } from "./set-down";
-import type { Paid, Priced, Unique, WalkState } from "./state";
+import type { First, Judged, Paid, Priced, Unique, WalkState } from "./state";
 
 /** One wave's ask: the values' claims, whether it leaves room for others (`share`), whether it claims at all. */
 interface WaveAsk {
@@ -12,14 +12,19 @@ interface WaveAsk {
   claim: boolean;
 }
 
-/** A wave's hold: the first of the walk, or its hold resized; `claim` off once waiting on others has run its course. */
-async function holdFor<In, Out>(state: WalkState<In, Out>, { claims, share, claim }: WaveAsk): Promise<Hold> {
+/**
+ * A wave's hold: the walk's first (`first`, handed to the first wave only), or its hold resized; `claim` off once
+ * waiting on others has run its course.
+ */
+async function holdFor<In, Out>(
+  state: WalkState<In, Out>,
+  { claims, share, claim }: WaveAsk,
+  first: First | null,
+): Promise<Hold> {
   const { product, credits, paid } = state;
   const units = claims.reduce((sum, c) => sum + c.units, 0);
-  const begun = paid.begun;
-  const asked = new Set(paid.begunFor ?? []);
-  paid.begun = undefined;
-  paid.begunFor = undefined;
+  const begun = first?.hold;
+  const asked = new Set(first?.asked ?? []);
   // The first call's hold serves the first wave when it holds what the wave asks for; a remote wave (`share`) also
   // takes it when it holds only part of the list (the wave is what it claimed). Else the wave resizes it, or, if it
   // was refused, asks again (what the first call guessed may not be what the answer costs), unless it asked for this
@@ -68,37 +73,30 @@ function stopAt<In, Out>(paid: Paid<In, Out>, index: number, reason: StopReason)
 }
 
 /** Applies the fair-use allowance to a product's price: free while it lasts. A repeat answered fresh costs nothing. */
-function applyPrice<In, Out>(product: WalkProduct<In, Out>, u: Unique<In, Out>, allowance: { left: number }): Priced {
+function applyPrice<In, Out>(u: Unique<In, Out>, allowance: { left: number }): Priced {
   if (u.repeat) return { units: 0, fairUseBilled: false, fairUse: false };
-  const price = product.price(u.looked!.result);
-  if (!price.fairUse)
-    return {
-      units: price.units,
-      fairUseBilled: false,
-      fairUse: false,
-      ...(price.counter ? { counter: price.counter } : {}),
-    };
+  const price = u.judged!.price;
+  const counter = price.counter ? { counter: price.counter } : {};
+  if (!price.fairUse) return { units: price.units, fairUseBilled: false, fairUse: false, ...counter };
   if (allowance.left > 0) {
     allowance.left -= 1;
-    return { units: 0, fairUseBilled: false, fairUse: true, ...(price.counter ? { counter: price.counter } : {}) };
+    return { units: 0, fairUseBilled: false, fairUse: true, ...counter };
   }
-  return {
-    units: price.units,
-    fairUseBilled: price.units > 0,
-    fairUse: true,
-    ...(price.counter ? { counter: price.counter } : {}),
-  };
+  return { units: price.units, fairUseBilled: price.units > 0, fairUse: true, ...counter };
 }
 
+/** What the walk asks the product of a fresh answer, in one go: its price, its repeat window, its suppression. */
+const judge = <In, Out>(product: WalkProduct<In, Out>, result: Out): Judged => ({
+  price: product.price(result),
+  repeatable: product.repeatable(result),
+  suppress: product.suppressions?.suppresses(result) ?? null,
+});
+
+/** Looks the wave up (fresh answers, in order) and has the product judge each answer. */
 async function lookUp<In, Out>({ product, ctx, request }: WalkState<In, Out>, wave: Unique<In, Out>[]) {
-  const looked = await timeProduct(() =>
-    product.lookup(
-      ctx,
-      wave.map((u) => u.input),
-      request.options,
-    ),
-  );
-  wave.forEach((u, i) => (u.looked = looked[i]!));
+  const inputs = wave.map((u) => u.input);
+  const looked = await timeProduct(() => product.lookup(ctx, inputs, request.options));
+  wave.forEach((u, i) => ((u.looked = looked[i]!), (u.judged = judge(product, u.looked.result))));
 }
 
 /**
@@ -111,14 +109,17 @@ export async function payRemote<In, Out>(
   state: WalkState<In, Out>,
   fresh: Unique<In, Out>[],
   claim: boolean,
+  given: First | null,
 ): Promise<Unique<In, Out>[]> {
   const { product, paid } = state;
+  let first = given;
   const deferred: Unique<In, Out>[] = [];
   const each = product.holdUnits?.(state.request.options) ?? 1;
   let pending = [...fresh];
   while (pending.length) {
     const claims = pending.map((u) => ({ key: u.key, units: each, ...seenOf(u) }));
-    const hold = await holdFor(state, { claims, share: true, claim });
+    const hold = await holdFor(state, { claims, share: true, claim }, first);
+    first = null;
     const busy = new Set(hold.busy);
     deferred.push(...pending.filter((u) => busy.has(u.key)));
     pending = pending.filter((u) => !busy.has(u.key));
@@ -139,7 +140,7 @@ export async function payRemote<In, Out>(
     if (claim) pending = pending.filter((u) => !claimed.has(u.key));
     await lookUp(state, wave);
     for (const u of wave) {
-      const price = applyPrice(product, u, paid.allowance);
+      const price = applyPrice(u, paid.allowance);
       paid.spent += price.units;
       paid.answered.push({ u, price });
     }
@@ -156,28 +157,29 @@ export async function payLocal<In, Out>(
   state: WalkState<In, Out>,
   fresh: Unique<In, Out>[],
   claim: boolean,
+  first: First | null,
 ): Promise<Unique<In, Out>[]> {
-  const { product, paid } = state;
+  const { paid } = state;
   if (!fresh.length) return [];
   await lookUp(
     state,
     fresh.filter((u) => !u.looked),
   );
   const claims = fresh
-    .map((u) => ({ key: u.key, units: applyPrice(product, u, { left: 0 }).units, ...seenOf(u) }))
+    .map((u) => ({ key: u.key, units: applyPrice(u, { left: 0 }).units, ...seenOf(u) }))
     .filter((c) => c.units > 0);
   let budget = Number.POSITIVE_INFINITY;
   let busy = new Set<string>();
   let reason: StopReason = "insufficient_credits";
   if (claims.length) {
-    const hold = await holdFor(state, { claims, share: false, claim });
+    const hold = await holdFor(state, { claims, share: false, claim }, first);
     busy = new Set(hold.busy);
     budget = hold.ok ? hold.units : 0;
     reason = hold.ok ? (hold.limitedBy ?? reason) : hold.reason;
   }
   for (const u of fresh) {
     if (busy.has(u.key)) continue;
-    const price = applyPrice(product, u, paid.allowance);
+    const price = applyPrice(u, paid.allowance);
     if (price.units > budget) {
       stopAt(paid, u.index, reason);
       break;
@@ -207,15 +209,15 @@ const CLAIM_ROUNDS = 3;
  * unanswered, in order, on a new hold (the other walk failed, its answer starts no repeat window, or credits it held
  * came back); after a wait that timed out, or a third round, without claiming.
  */
-export async function payAll<In, Out>(state: WalkState<In, Out>): Promise<WalkState<In, Out>> {
+export async function payAll<In, Out>(state: WalkState<In, Out>, first: First | null): Promise<WalkState<In, Out>> {
   const { product, request, credits, paid } = state;
-  if (paid.limited) return state;
   const cost = typeof product.cost === "function" ? product.cost(request.options) : product.cost;
   const pay = cost === "remote" ? payRemote : payLocal;
   let waiting = await pay(
     state,
     state.uniques.filter((u) => !u.free),
     true,
+    first,
   );
   for (let round = 1; waiting.length && request.payer; round++) {
     await setDown(state);
@@ -234,7 +236,7 @@ export async function payAll<In, Out>(state: WalkState<In, Out>): Promise<WalkSt
     paid.stopIndex = request.inputs.length;
     paid.limitedBy = null;
     const open = left.filter((u) => !u.free);
-    waiting = open.length ? await pay(state, open, claim) : [];
+    waiting = open.length ? await pay(state, open, claim, null) : [];
   }
   return state;
 }

@@ -1,6 +1,15 @@
 import type { Settled } from "../credits/credits";
 import { listsOf } from "../lists/account-lists";
-import { buildItems, rememberWrite, repeatWrite, type Settlement, settle, usageOf, writesNothing } from "./settle";
+import {
+  buildItems,
+  newlySuppressed,
+  rememberWrite,
+  repeatWrite,
+  type Settlement,
+  settle,
+  usageOf,
+  writesNothing,
+} from "./settle";
 import type { WalkState } from "./state";
 
 /**
@@ -39,8 +48,6 @@ export async function setDown<In, Out>(state: WalkState<In, Out>): Promise<void>
   paid.holdId = null;
   paid.unitHold = undefined;
   paid.afterHold = undefined;
-  paid.begun = undefined;
-  paid.begunFor = undefined;
 }
 
 /**
@@ -56,11 +63,11 @@ export async function settleAfterSetDown<In, Out>(state: WalkState<In, Out>): Pr
   if ("limited" in settled) return settled;
   paid.answered = [...part.answered, ...paid.answered];
   const credits = [...part.credits, ...settled.credits];
-  const items = buildItems(state, credits, null, new Set(part.answered.map((a) => a.u.key)));
-  const remembered = rememberWrite(state, items);
+  const built = buildItems(state, credits, null, new Set(part.answered.map((a) => a.u.key)));
+  const remembered = rememberWrite(state, built);
   const payer = request.payer;
   const writing = () => listsOf(request.env, payer!.accountId).writeLists(product.name, remembered, state.now);
   if (payer && !writesNothing(remembered)) await (request.defer ? request.defer(writing) : writing());
   const all: Settled = { ...settled, charged: part.charged + settled.charged, credits };
-  return { items, settled: all };
+  return { items: built.items, settled: all, suppressedNow: newlySuppressed(state) };
 }

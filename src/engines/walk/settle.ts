@@ -3,10 +3,61 @@ import { unitOutcome, type UnitOutcome } from "../../../durable-objects/account/
 import type { Settled } from "../credits/credits";
 import { listsOf } from "../lists/account-lists";
 import type { RateLimitRefusal } from "../../limits/admission";
-import type { Paid, WalkItem, WalkState } from "./state";
+import { applyPolicy } from "../policy/apply";
+import type { HistoryShape } from "../product/shapes";
+import type { Paid, WalkItem, WalkRefusal, WalkRun, WalkState } from "./state";
 
 /** Step 7's outcome: the items as answered and what settling said, or the rate limit the balance read hit. */
-export type Settlement<In, Out> = { items: WalkItem<In, Out>[]; settled: Settled } | { limited: RateLimitRefusal };
+export type Settlement<In, Out> =
+  | { items: WalkItem<In, Out>[]; settled: Settled; suppressedNow: number }
+  | { limited: RateLimitRefusal };
+
+/** Step 8: the items of a settled walk stamped with the account's policy, and the walk's run. */
+export async function finish<In, Out>(
+  state: WalkState<In, Out>,
+  settlement: Settlement<In, Out>,
+): Promise<WalkRun<In, Out>> {
+  const { product, request, paid } = state;
+  if ("limited" in settlement) return refused(state, { reason: "rate_limited", ...settlement.limited });
+  const { items, settled, suppressedNow } = settlement;
+  await applyPolicy({ env: request.env, product, payer: request.payer, items, defer: request.defer });
+  const firstRun = settled.firstCharges;
+  return {
+    ...counts(state, items),
+    // A rerun of queued work reports what the ledger charged the operation the first time (its answers are repeats
+    // now).
+    creditsUsed: firstRun ? Object.values(firstRun).reduce((sum, n) => sum + n, 0) : settled.charged,
+    creditsRemaining: settled.remaining,
+    stoppedReason: paid.stopIndex < request.inputs.length ? stoppedBy(state).reason : null,
+    refused: null,
+    prepaid: settled.prepaid,
+    suppressedNow,
+  };
+}
+
+export const stoppedBy = <In, Out>({ paid }: WalkState<In, Out>) => ({
+  reason: paid.limitedBy ?? "insufficient_credits",
+});
+
+const counts = <In, Out>(state: WalkState<In, Out>, items: WalkItem<In, Out>[]) => ({
+  items,
+  requested: state.request.inputs.length,
+  processed: items.length,
+});
+
+/** Nothing ran and nothing is charged: the hold (if any) is released. */
+export async function refused<In, Out>(state: WalkState<In, Out>, refusal: WalkRefusal): Promise<WalkRun<In, Out>> {
+  if (state.paid.holdId) await state.credits.release(state.paid.holdId);
+  return {
+    ...counts(state, []),
+    creditsUsed: 0,
+    creditsRemaining: 0,
+    ...(refusal.reason === "rate_limited"
+      ? { stoppedReason: null, refused: null, rateLimited: refusal }
+      : { stoppedReason: refusal.reason, refused: refusal.reason }),
+    prepaid: null,
+  };
+}
 
 /**
  * Step 7: settles the hold and remembers the answers. Their repeat markers, history and suppressions go to the
@@ -21,21 +72,22 @@ export async function settleAndRemember<In, Out>(state: WalkState<In, Out>): Pro
   const units = paid.answered.map((a) => (request.payer ? a.price.units : 0));
   const outcome = product.unitsPerCredit > 1 ? answeredOutcome(state, units) : null;
   if (product.unitsPerCredit === 1 || outcome) {
-    const items = buildItems(state, outcome?.perItem ?? units);
-    const write = request.payer ? mergeWrites(repeatWrite(state), rememberWrite(state, items)) : null;
+    const built = buildItems(state, outcome?.perItem ?? units);
+    const write = request.payer ? mergeWrites(repeatWrite(state), rememberWrite(state, built)) : null;
     const finishing = () => settle(state, { given: write, asAnswered: outcome !== null });
     const settled = deferred(state, finishing, outcome) ?? (await finishing());
-    return "limited" in settled ? settled : { items: rerun(state, settled) ?? items, settled };
+    if ("limited" in settled) return settled;
+    return { items: rerun(state, settled) ?? built.items, settled, suppressedNow: newlySuppressed(state) };
   }
   const settled = await settle(state, { given: request.payer ? repeatWrite(state) : null });
   if ("limited" in settled) return settled;
-  const items = buildItems(state, settled.credits);
-  const remembered = rememberWrite(state, items);
+  const built = buildItems(state, settled.credits);
+  const remembered = rememberWrite(state, built);
   const payer = request.payer;
   const writing = () => listsOf(request.env, payer!.accountId).writeLists(product.name, remembered, state.now);
   // History and suppressions follow the settlement; an HTTP request writes them after its answer.
   if (payer && !writesNothing(remembered)) await (request.defer ? request.defer(writing) : writing());
-  return { items: rerun(state, settled) ?? items, settled };
+  return { items: rerun(state, settled) ?? built.items, settled, suppressedNow: newlySuppressed(state) };
 }
 
 /**
@@ -43,7 +95,7 @@ export async function settleAndRemember<In, Out>(state: WalkState<In, Out>): Pro
  * first time, and the items report that; its answers are repeats now and would read as free.
  */
 const rerun = <In, Out>(state: WalkState<In, Out>, settled: Settled) =>
-  settled.firstCharges ? buildItems(state, settled.credits, settled.firstCharges) : null;
+  settled.firstCharges ? buildItems(state, settled.credits, settled.firstCharges).items : null;
 
 /** What a walk's answers used of the fair-use window and the product's counters, as its settlement counts them. */
 export function usageOf<In, Out>(answered: Paid<In, Out>["answered"]): Partial<Record<UsageCounter, number>> {
@@ -141,13 +193,13 @@ export function buildItems<In, Out>(
   credits: number[],
   charged: Record<string, number> | null = null,
   settled: ReadonlySet<string> = new Set(),
-): WalkItem<In, Out>[] {
+): Built<In, Out> {
   const { product, keyOf, uniques, paid } = state;
   const inputs = state.request.inputs;
   const byKey = new Map(uniques.map((u) => [u.key, u]));
   const fresh = new Map(paid.answered.map((a, i) => [a.u.key, { price: a.price, credits: credits[i] ?? 0 }]));
   const seen = new Set<string>();
-  const items: WalkItem<In, Out>[] = [];
+  const built: Built<In, Out> = { items: [], rows: [] };
   for (let index = 0; index < inputs.length; index++) {
     if (index >= paid.stopIndex && !settled.has(keyOf[index]!)) continue;
     const u = byKey.get(keyOf[index]!)!;
@@ -155,9 +207,12 @@ export function buildItems<In, Out>(
     seen.add(u.key);
     const answered = fresh.get(u.key);
     const answer = u.free ? u.free.result : u.looked!.result;
-    // One answer serves every spelling of a key (copies, repeats, suppressions): each caller sees its own spelling.
-    const data = product.asAsked ? product.asAsked(answer, inputs[index]!) : answer;
-    items.push({
+    // One answer serves every spelling of a key (copies, repeats, suppressions): each caller sees its own spelling,
+    // and the product reads its history row from that spelling in the same breath.
+    const data = product.asAsked ? product.asAsked(answer, inputs[index]!) : answer,
+      row = product.history?.row(data) ?? null;
+    built.rows.push(row);
+    built.items.push({
       index,
       input: inputs[index]!,
       data,
@@ -173,18 +228,24 @@ export function buildItems<In, Out>(
       },
     });
   }
-  return items;
+  return built;
+}
+
+/** The answer's items, and beside each the history row its product reads of it (null: the product keeps none). */
+export interface Built<In, Out> {
+  items: WalkItem<In, Out>[];
+  rows: (ReturnType<HistoryShape<Out>["row"]> | null)[];
 }
 
 const freshAnswers = <In, Out>(paid: Paid<In, Out>) =>
-  paid.answered.filter((a) => !a.u.repeat).map((a) => ({ key: a.u.key, result: a.u.looked!.result as unknown }));
+  paid.answered
+    .filter((a) => !a.u.repeat)
+    .map((a) => ({ key: a.u.key, result: a.u.looked!.result as unknown, judged: a.u.judged! }));
 
 /** Starts (or restarts) the 7-day window of every repeatable fresh answer. */
 export function repeatWrite<In, Out>({ product, paid }: WalkState<In, Out>): ListsWrite {
-  return {
-    keyVersion: product.keys?.version ?? 0,
-    repeats: freshAnswers(paid).filter((f) => product.repeatable(f.result as Out)),
-  };
+  const repeats = freshAnswers(paid).filter((f) => f.judged.repeatable);
+  return { keyVersion: product.keys?.version ?? 0, repeats: repeats.map(({ key, result }) => ({ key, result })) };
 }
 
 /**
@@ -192,20 +253,17 @@ export function repeatWrite<In, Out>({ product, paid }: WalkState<In, Out>): Lis
  * undeliverable email verdict): a bulk run reports it, so nothing is suppressed without the run saying so.
  */
 export function newlySuppressed<In, Out>({ product, paid, request }: WalkState<In, Out>): number {
-  const lists = product.suppressions;
-  return lists && request.payer
-    ? freshAnswers(paid).filter((f) => lists.suppresses(f.result as Out) !== null).length
-    : 0;
+  return product.suppressions && request.payer ? freshAnswers(paid).filter((f) => f.judged.suppress).length : 0;
 }
 
 /** What else one call learned: suppressions and history. */
-export function rememberWrite<In, Out>(state: WalkState<In, Out>, items: WalkItem<In, Out>[]): ListsWrite {
+export function rememberWrite<In, Out>(state: WalkState<In, Out>, { items, rows }: Built<In, Out>): ListsWrite {
   const { product, request, paid } = state;
   const fresh = freshAnswers(paid);
   const write: ListsWrite = { keyVersion: product.keys?.version ?? 0 };
   const lists = product.suppressions;
   if (lists) {
-    const verdicts = fresh.map((f) => ({ ...f, suppress: lists.suppresses(f.result as Out) }));
+    const verdicts = fresh.map((f) => ({ key: f.key, result: f.result, suppress: f.judged.suppress }));
     write.suppress = {
       source: "verdict",
       entries: verdicts.flatMap((v) =>
@@ -214,18 +272,13 @@ export function rememberWrite<In, Out>(state: WalkState<In, Out>, items: WalkIte
     };
     if (!request.options.honorSuppressions) write.unsuppress = verdicts.filter((v) => !v.suppress).map((v) => v.key);
   }
-  if (product.history) {
-    const shape = product.history;
-    write.history = items
-      .filter((item) => !item.test)
-      .map((item) => ({
-        ...shape.row(item.data),
-        requestId: request.requestId,
-        creditsUsed: item.meta.credits_used,
-        cacheHit: item.meta.cache_hit,
-        suppressed: item.meta.suppressed,
-      }));
-  }
+  if (product.history)
+    write.history = items.flatMap((item, i) => {
+      const row = rows[i];
+      if (item.test || !row) return [];
+      const { credits_used: creditsUsed, cache_hit: cacheHit, suppressed } = item.meta;
+      return [{ ...row, requestId: request.requestId, creditsUsed, cacheHit, suppressed }];
+    });
   return write;
 }
 

@@ -1,7 +1,7 @@
 import type { UsageCounter } from "../../../durable-objects/account-object";
 import type { UnitHoldShape } from "../../../durable-objects/account/unit-outcome";
 import type { Credits, Hold, Payer, StopReason } from "../credits/credits";
-import type { Looked, WalkProduct, ProductContext, WalkOptions } from "../product";
+import type { Looked, Price, WalkProduct, ProductContext, WalkOptions } from "../product";
 
 /** What a walk is asked: by an HTTP request, a bulk chunk, a monitor run or a re-check. */
 export interface WalkRequest<In> {
@@ -79,6 +79,15 @@ export interface Unique<In, Out> {
   markerAt?: number;
   /** Filled once looked up. */
   looked?: Looked<Out>;
+  /** What the product says of the fresh answer, asked once when it is looked up (walk/pay.ts `lookUp`). */
+  judged?: Judged;
+}
+
+/** A fresh answer's price before the fair-use allowance, whether it starts a repeat window, and its suppression. */
+export interface Judged {
+  price: Price;
+  repeatable: boolean;
+  suppress: { reason: string } | null;
 }
 
 export interface Plan<In, Out> {
@@ -115,17 +124,18 @@ export interface Paid<In, Out> {
    * what lets the walk answer before settling (`unitOutcome`).
    */
   unitHold?: UnitHoldShape & { prepaid: number };
-  /** The hold the walk's first call made with its recall (walk/begin.ts), not yet used by a wave. */
-  begun?: Hold;
-  /** The keys that hold was asked for (the object leaves out values its rows answer free). */
-  begunFor?: string[];
   /**
    * Answers settled before the walk waited on a concurrent walk (walk/set-down.ts), with what each was charged: the
    * walk's answer reports them beside those of its last hold. `parts`: how many settlements made them.
    */
   setDown?: { answered: { u: Unique<In, Out>; price: Priced }[]; credits: number[]; charged: number; parts: number };
-  /** The account's object refused the first call (a rate limit): nothing ran. */
-  limited?: Extract<WalkRefusal, { reason: "rate_limited" }>;
+}
+
+/** The hold the walk's first call made with its recall (walk/begin.ts), for the first wave, and what it asked for. */
+export interface First {
+  hold: Hold;
+  /** The keys the hold was asked for (the object leaves out values its rows answer free). */
+  asked: string[];
 }
 
 /**

@@ -1,4 +1,4 @@
-import { creditsStub } from "../../engines/credits/credits";
+import { accountObject } from "../../engines/credits/credits";
 import type { WalkProduct } from "../../engines/product";
 import { walk } from "../../engines/walk/walk";
 import { enqueueDelivery } from "../../engines/webhooks/outbox";
@@ -77,7 +77,7 @@ async function settledBody(env: Env, email: Email, m: RecheckMessage): Promise<R
   const operationId = `${m.requestId}:recheck${m.attempt}`;
   const run = await walk(email, { env, payer, requestId: operationId, operationId, inputs: [m.email], options });
   if (run.refused) {
-    const remaining = (await creditsStub(env, m.accountId).snapshot()).available;
+    const remaining = (await accountObject(env, m.accountId).snapshot()).available;
     const meta = {
       credits_used: 0,
       credits_remaining: remaining,

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { accountFieldsOf } from "../../auth/key-lookup";
 import { secretPrincipal } from "../../auth/principal";
 import { secretKey } from "../../auth/secret-key";
-import { creditsStub } from "../../engines/credits/credits";
+import { accountObject } from "../../engines/credits/credits";
 import { database } from "../../db/client";
 import { ok } from "../../http/envelope";
 import { notFound, validationFailed } from "../../http/errors";
@@ -75,7 +75,7 @@ export const accountRoutes = new Hono<AppEnv>()
       const id = accountId(c);
       const [account, snapshot] = await Promise.all([
         accountFieldsOf(database(c.env), id),
-        creditsStub(c.env, id).setMailSettings(body),
+        accountObject(c.env, id).setMailSettings(body),
       ]);
       if (!account) throw notFound("Account");
       return ok(c, accountView(account, snapshot), { credits_used: 0, credits_remaining: snapshot.available });

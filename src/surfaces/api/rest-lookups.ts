@@ -26,7 +26,7 @@ function callerOf(c: Context<AppEnv>): LookupCaller {
     principal,
     requestId: c.var.requestId,
     ...(c.var.admission ? { admission: c.var.admission } : {}),
-    defer: (work) => deferPastAnswer(c, work),
+    defer: deferPastAnswer.bind(null, c),
   };
 }
 

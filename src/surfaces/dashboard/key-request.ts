@@ -102,5 +102,5 @@ export function lookupCallerOf(c: DashContext, request: KeyRequest): LookupCalle
   const { env, principal, admission } = request.act;
   // The dashboard's context carries the app's variables (and the session): the deferred list is the app's own.
   const app = c as unknown as Context<AppEnv>;
-  return { env, principal, admission, requestId: request.requestId, defer: (work) => deferPastAnswer(app, work) };
+  return { env, principal, admission, requestId: request.requestId, defer: deferPastAnswer.bind(null, app) };
 }

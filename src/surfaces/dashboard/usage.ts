@@ -2,7 +2,7 @@ import type { LedgerRow } from "../../../durable-objects/account-object";
 import { database } from "../../db/client";
 import type { RequestRecord } from "../../db/request-log";
 import { dailyRequests } from "../../db/usage";
-import { creditsStub } from "../../engines/credits/credits";
+import { accountObject } from "../../engines/credits/credits";
 import { type RecordAsk, readRequestRecord } from "../../http/request-record";
 import { productNames } from "../../products/registry";
 
@@ -60,7 +60,7 @@ export async function usageOf(env: Env, accountId: string, now = Date.now()): Pr
   const days = Array.from({ length: USAGE_DAYS }, (_, i) => today - (USAGE_DAYS - 1 - i) * DAY_MS);
   const [requests, { charged, answered }] = await Promise.all([
     dailyRequests(database(env), accountId, days[0]!),
-    creditsStub(env, accountId).usage(days[0]!, now),
+    accountObject(env, accountId).usage(days[0]!, now),
   ]);
   const registered: readonly string[] = productNames();
   // A charge of no product the registry names (an old row, a product since removed) counts as unknown, so the totals
@@ -80,7 +80,7 @@ export async function usageOf(env: Env, accountId: string, now = Date.now()): Pr
 
 /** A page of the account's ledger, newest first (the account's object keeps it). */
 export const ledgerPage = (env: Env, accountId: string, page: number): Promise<{ rows: LedgerRow[]; total: number }> =>
-  creditsStub(env, accountId).ledger(page, LEDGER_PAGE);
+  accountObject(env, accountId).ledger(page, LEDGER_PAGE);
 
 /**
  * One request of the account by its id, as `GET /account/requests/{id}` reads it (another account's is not found; a
@@ -91,4 +91,4 @@ export const requestRecord = (env: Env, ask: RecordAsk): Promise<RequestRecord |
 
 /** The ledger's rows written under one request or operation id (a purchase, a bulk chunk, a monitor run). */
 export const ledgerMovements = (env: Env, accountId: string, requestId: string): Promise<LedgerRow[]> =>
-  creditsStub(env, accountId).movements(requestId);
+  accountObject(env, accountId).movements(requestId);

@@ -54,14 +54,14 @@ export const keyActOf = (caller: Caller, firstCallCounts: boolean): KeyAct => {
 };
 
 /** The lookup service's caller for one tool call: the /mcp request's key and pending rate limit, the call's own id. */
-export function lookupCallerOf(caller: Caller, requestId: string): LookupCaller {
+export function lookupCallerOf(caller: Caller): LookupCaller {
   const { c } = caller;
   return {
     env: c.env,
     principal: secretPrincipal(c),
-    requestId,
+    requestId: toolCallId(caller),
     ...(c.var.admission ? { admission: c.var.admission } : {}),
-    defer: (work) => deferPastAnswer(c, work),
+    defer: deferPastAnswer.bind(null, c),
   };
 }
 
@@ -78,13 +78,13 @@ export function toolCallId(caller: Caller): string {
 }
 
 /**
- * The request record of a tool call that ran a lookup (GET /account/requests/{id}), under the API path it stands for,
- * so a tool call is recorded as the HTTP call it matches; the /mcp request keeps its own record.
+ * A tool call's answer, once its request record is written (GET /account/requests/{id}) under the API path it stands
+ * for, so a tool call is recorded as the HTTP call it matches; the /mcp request keeps its own record.
  */
-export function recordToolCall(
+export function answerToolCall(
   caller: Caller,
   call: { requestId: string; method: string; path: string; outcome: ActOutcome },
-) {
+): ToolAnswer {
   const { c } = caller;
   const principal = secretPrincipal(c);
   const { outcome } = call;
@@ -101,6 +101,7 @@ export function recordToolCall(
     createdAt: Date.now(),
   });
   c.executionCtx.waitUntil(written);
+  return toolAnswerOf(outcome, call.requestId);
 }
 
 /** What the engines serve, by name: products with bulk runs (and their list field), monitor kinds (and their path). */

@@ -4,7 +4,7 @@ import { fieldErrors } from "../../http/validation";
 import { monitoredProduct, productNamed } from "../../products/registry";
 import { bulkResults, createBody, startBulk } from "../bulk-acts";
 import type { ActOutcome, KeyAct } from "../key-act";
-import { keyActOf, recordToolCall, toolAnswerOf, toolCallId, type Caller, type ToolAnswer } from "./call";
+import { answerToolCall, keyActOf, toolCallId, type Caller, type ToolAnswer } from "./call";
 
 /** The product (or monitor family) a tool's `product` or `monitor_kind` argument names. */
 export function productOf(name: unknown): Product {
@@ -36,8 +36,7 @@ export const engineInvoke =
     const outcome = limited
       ? { ok: false as const, error: limited }
       : await call.act(keyActOf(caller, firstCallCounts), args);
-    recordToolCall(caller, { requestId, method: call.method, path: call.path(args), outcome });
-    return toolAnswerOf(outcome, requestId);
+    return answerToolCall(caller, { requestId, method: call.method, path: call.path(args), outcome });
   };
 
 /** start_bulk_run's arguments as the product's create body, checked by the API's own schema. */

@@ -6,7 +6,7 @@ import { fieldErrors } from "../../http/validation";
 import { registeredProducts } from "../../products/registry";
 import { dataSchema, metaSchema } from "../../lookups/route-schemas";
 import { runDeclared } from "../../lookups/service";
-import { lookupCallerOf, recordToolCall, toolAnswerOf, toolCallId, type Caller, type ToolAnswer } from "./call";
+import { answerToolCall, lookupCallerOf, type Caller, type ToolAnswer } from "./call";
 import { Refusal, walkOptions, type ToolSpec } from "./tool";
 
 const REPEAT =
@@ -80,17 +80,16 @@ const invalidArguments = (errors: Record<string, string[]>, requestId: string) =
 
 /** Calls the lookup service as the route's declaration says; the call is recorded as a request of its own. */
 async function invoke(entry: ToolRoute, args: Record<string, unknown>, caller: Caller): Promise<ToolAnswer> {
-  const requestId = toolCallId(caller);
+  const lookupCaller = lookupCallerOf(caller);
+  const { requestId } = lookupCaller;
   const read = requestOf(entry.route, args);
   if ("errors" in read) throw invalidArguments(read.errors, requestId);
   const { request } = read;
-  const lookupCaller = lookupCallerOf(caller, requestId);
   const outcome = await runDeclared({ caller: lookupCaller, owner: entry.owner, route: entry.route, request });
   const path = entry.route.path.replace(/:(\w+)/g, (_m, name: string) =>
     encodeURIComponent(String((request.param as Record<string, string>)[name])),
   );
-  recordToolCall(caller, { requestId, method: entry.route.method, path, outcome });
-  return toolAnswerOf(outcome, requestId);
+  return answerToolCall(caller, { requestId, method: entry.route.method, path, outcome });
 }
 
 /** What the call would look up, for `quote` and `max_credits`: the declaration's own inputs and options. */

@@ -2,7 +2,7 @@ import { createExecutionContext, createMessageBatch, env, getQueueResult } from 
 import { describe, expect, it } from "vitest";
 import worker from "../../../src/index";
 import type { JobMessage } from "../../../src/queue";
-import { anotherKey, bearer, call, createAccount, creditsStub, json, type TestAccount } from "../../helpers";
+import { anotherKey, bearer, call, createAccount, accountObject, json, type TestAccount } from "../../helpers";
 import { receivedAt, WebhookVerifier } from "../../webhook-receiver";
 import { fetchChecked } from "../../openapi-check";
 
@@ -69,7 +69,7 @@ describe("POST /api/v1/email/bulk", () => {
         credits_used: 1,
         stopped_reason: null,
       });
-      expect((await creditsStub(acct.accountId).snapshot()).pack_credits).toBe(9);
+      expect((await accountObject(acct.accountId).snapshot()).pack_credits).toBe(9);
 
       const key = await anotherKey(acct);
       const results = await (await fetchRaw(`/api/v1/email/bulk/${job.id}/results`, key)).text();
@@ -194,7 +194,7 @@ describe("POST /api/v1/email/bulk", () => {
     const key = await anotherKey(acct);
     const partial = await (await fetchRaw(`/api/v1/email/bulk/${stopped.id}/results`, key)).text();
     expect(partial.trim().split("\n")).toHaveLength(2);
-    await creditsStub(acct.accountId).addCredits({ bucket: "pack", amount: 5, note: null, requestId: null });
+    await accountObject(acct.accountId).addCredits({ bucket: "pack", amount: 5, note: null, requestId: null });
     const resumed = await call<{ job: Job }>(`/api/v1/email/bulk/${stopped.id}/resume`, {
       method: "POST",
       ...bearer(key),
@@ -318,7 +318,7 @@ describe("POST /api/v1/email/bulk", () => {
       await worker.queue(batch, env, ctx);
       expect((await getQueueResult(batch, ctx)).explicitAcks).toEqual([`m${attempt}`]);
     }
-    expect((await creditsStub(acct.accountId).snapshot()).pack_credits).toBe(8);
+    expect((await accountObject(acct.accountId).snapshot()).pack_credits).toBe(8);
     const after = await call<{ job: Job }>(`/api/v1/email/bulk/${job.id}`, bearer(await anotherKey(acct)));
     expect(after.body.data.job.status).toBe("completed");
   });

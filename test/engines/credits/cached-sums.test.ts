@@ -3,7 +3,7 @@
 // releases, what it answers must equal what its tables say, and what a fresh instance reads from them.
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { createAccount, creditsStub } from "../../helpers";
+import { createAccount, accountObject } from "../../helpers";
 
 /** What the tables say: the reservations' SUM and each fair-use counter's SUM inside the window. */
 function fromTables(sql: SqlStorage) {
@@ -16,7 +16,7 @@ function fromTables(sql: SqlStorage) {
 describe("the account object's cached sums", () => {
   it("agree with its tables after holds, a resize, settles, a retried settle and a release", async () => {
     const { accountId } = await createAccount({ plan: "enterprise", pack: 1_000 });
-    const credits = creditsStub(accountId);
+    const credits = accountObject(accountId);
     const { available: start } = await credits.snapshot();
     expect(await credits.snapshot()).toMatchObject({ reserved: 0, fair_use: { billed_answers: 0 } });
     const a = await credits.reserve({ requestId: "req_a", amount: 3 });

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Product } from "../../../src/engines/product";
-import { anotherKey, bearer, call, createAccount, creditsStub, json, type TestAccount } from "../../helpers";
+import { anotherKey, bearer, call, createAccount, accountObject, json, type TestAccount } from "../../helpers";
 import { installSamples, LEI } from "../../entity-samples";
 import { asProduct } from "../../../src/engines/product";
 import { fakeProduct } from "../../contract/fake-product";
@@ -29,7 +29,7 @@ describe("one paid answer per (account, product, value) under concurrency", () =
     expect(metas.reduce((sum, m) => sum + m.credits_used, 0)).toBe(1);
     expect(metas.filter((m) => m.cache_hit)).toHaveLength(49);
     expect(await charged(acct.accountId)).toBe(1);
-    expect(await creditsStub(acct.accountId).snapshot()).toMatchObject({ pack_credits: 99, reserved: 0 });
+    expect(await accountObject(acct.accountId).snapshot()).toMatchObject({ pack_credits: 99, reserved: 0 });
   });
 
   it("charges 1 of 50 parallel identical entity lookups from 10 keys", async () => {
@@ -105,7 +105,7 @@ describe("holds are bounded by the work in flight", () => {
       const run = await batch;
       expect(run.processed).toBe(10);
       expect(run.creditsUsed).toBe(0);
-      expect(await creditsStub(acct.accountId).snapshot()).toMatchObject({ pack_credits: 9, reserved: 0 });
+      expect(await accountObject(acct.accountId).snapshot()).toMatchObject({ pack_credits: 9, reserved: 0 });
     },
   );
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { anotherKey, createAccount, creditsStub, lookupEmail } from "../../helpers";
+import { anotherKey, createAccount, accountObject, lookupEmail } from "../../helpers";
 
 describe("credits under concurrent paid requests", () => {
   it(
@@ -17,9 +17,9 @@ describe("credits under concurrent paid requests", () => {
       const refused = responses.filter((r) => r.status === 402);
       expect(refused).toHaveLength(40);
       expect(new Set(refused.map((r) => r.body.error.code))).toEqual(new Set(["INSUFFICIENT_CREDITS"]));
-      const snapshot = await creditsStub(acct.accountId).snapshot();
+      const snapshot = await accountObject(acct.accountId).snapshot();
       expect(snapshot).toMatchObject({ pack_credits: 0, reserved: 0 });
-      const charges = (await creditsStub(acct.accountId).ledger(1, 100)).rows.filter((r) => r.kind === "charge");
+      const charges = (await accountObject(acct.accountId).ledger(1, 100)).rows.filter((r) => r.kind === "charge");
       expect(charges).toHaveLength(10);
       expect(new Set(charges.map((r) => r.request_id)).size).toBe(10);
     },

@@ -1,13 +1,13 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { admin, createAccount, creditsStub } from "../../helpers";
+import { admin, createAccount, accountObject } from "../../helpers";
 
 const DAY = 86_400_000;
 const at = (iso: string) => Date.parse(iso);
 
 async function freshAccount(plan: "free" | "starter" | "enterprise", pack = 0) {
   const acct = await createAccount({ plan, pack });
-  return { ...acct, credits: creditsStub(acct.accountId) };
+  return { ...acct, credits: accountObject(acct.accountId) };
 }
 
 describe("account credits", () => {
@@ -179,7 +179,7 @@ describe("account credits", () => {
   it("records operator credits in the ledger with the request id", async () => {
     const acct = await createAccount({ plan: "enterprise" });
     await admin("POST", `/accounts/${acct.accountId}/credits`, { bucket: "plan", amount: 25, note: "goodwill" });
-    const row = (await creditsStub(acct.accountId).ledger(1, 1)).rows[0]!;
+    const row = (await accountObject(acct.accountId).ledger(1, 1)).rows[0]!;
     expect(row).toMatchObject({ kind: "plan_credit", plan_delta: 25, note: "goodwill" });
     expect(row.request_id).toMatch(/^req_/);
   });

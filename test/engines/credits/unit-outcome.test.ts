@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { unitOutcome } from "../../../durable-objects/account/unit-outcome";
-import { createAccount, creditsStub } from "../../helpers";
+import { createAccount, accountObject } from "../../helpers";
 
 describe("unitOutcome", () => {
   it("charges nothing for a hold that bought no credit, giving back the prepaid units it did not use", () => {
@@ -46,7 +46,7 @@ describe("unitOutcome", () => {
 describe("a settlement made as its answer said", () => {
   it("charges what the answer reported; units others returned since stay in the pool", async () => {
     const acct = await createAccount({ pack: 5 });
-    const stub = creditsStub(acct.accountId);
+    const stub = accountObject(acct.accountId);
     const units = { product: "ip", perCredit: 5 };
     const reserve = async (requestId: string) => {
       const hold = await stub.reserve({ requestId, amount: 1, units });
@@ -82,7 +82,7 @@ describe("a settlement made as its answer said", () => {
 
   it("gives the credit back when the same holds settle without it (the walk awaits the settlement)", async () => {
     const acct = await createAccount({ pack: 5 });
-    const stub = creditsStub(acct.accountId);
+    const stub = accountObject(acct.accountId);
     const units = { product: "ip", perCredit: 5 };
     const ids: string[] = [];
     for (const id of ["a", "b", "c", "d", "e", "f"]) {

@@ -5,7 +5,7 @@
  */
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { accountRows, admin, bearer, call, createAccount, creditsStub, lookupEmail } from "../../helpers";
+import { accountRows, admin, bearer, call, createAccount, accountObject, lookupEmail } from "../../helpers";
 
 const HOUR = 3_600_000;
 
@@ -78,7 +78,7 @@ describe("lists of the old D1 layout move into the account's object", () => {
   it("run again (the operator's move), inserts nothing twice and keeps rows written since", async () => {
     const acct = await createAccount({ pack: 5 });
     await oldLayout(acct.accountId, '{"email":"alice@acme.example"}', Date.now());
-    const stub = creditsStub(acct.accountId);
+    const stub = accountObject(acct.accountId);
     const first = await counts(acct.accountId);
     expect(first).toEqual([{ repeats: 1, suppressions: 1, history: 2, feedback: 1 }]);
     await lookupEmail(acct.key, { email: "bob@acme.example" });

@@ -5,7 +5,7 @@
  * exact.
  */
 import { describe, expect, it } from "vitest";
-import { admin, call, createAccount, creditsStub, json, lookupEmail } from "../../helpers";
+import { admin, call, createAccount, accountObject, json, lookupEmail } from "../../helpers";
 
 interface RouteFigures {
   route: string;
@@ -27,7 +27,7 @@ const batch = (key: string, emails: string[]) =>
 async function settled(accountId: string) {
   const deadline = Date.now() + 5_000;
   for (;;) {
-    const snapshot = await creditsStub(accountId).snapshot();
+    const snapshot = await accountObject(accountId).snapshot();
     if (snapshot.reserved === 0 || Date.now() > deadline) return snapshot;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { asProduct } from "../../../src/engines/product";
 import { fakeProduct } from "../../contract/fake-product";
 import { funded, ledgerCharges, rand, walkOf } from "../../contract/helpers";
-import { creditsStub } from "../../helpers";
+import { accountObject } from "../../helpers";
 
 const product = asProduct(fakeProduct());
 
@@ -48,7 +48,7 @@ describe("walks over the same values at once", () => {
     // Each of the three values was paid by one walk and read as a free repeat by the other.
     expect([0, 1, 2].map((i) => a.items[i]!.meta.credits_used + b.items[i]!.meta.credits_used)).toEqual([1, 1, 1]);
     expect(await charged(acct.accountId)).toBe(3);
-    expect(await creditsStub(acct.accountId).snapshot()).toMatchObject({ pack_credits: 0, reserved: 0 });
+    expect(await accountObject(acct.accountId).snapshot()).toMatchObject({ pack_credits: 0, reserved: 0 });
   });
 
   it("four identical lists of 50 at a balance of 40: none refused, 40 charged once each, all 40 answered", async () => {
@@ -67,7 +67,7 @@ describe("walks over the same values at once", () => {
     );
     expect(perValue).toEqual(Array(40).fill(1));
     expect(await charged(acct.accountId)).toBe(40);
-    expect(await creditsStub(acct.accountId).snapshot()).toMatchObject({ pack_credits: 0, reserved: 0 });
+    expect(await accountObject(acct.accountId).snapshot()).toMatchObject({ pack_credits: 0, reserved: 0 });
   });
 });
 
@@ -99,8 +99,8 @@ describe("a walk waiting for another's answer", () => {
     const waiting = walkOf(slow, acct.payer, [mine, value]);
     expect(await until(() => looked.includes(mine), 5_000)).toBe(true);
     // The waiting walk has answered its own value; once it waits, only the slow lookup's unit is held.
-    await until(async () => (await creditsStub(acct.accountId).snapshot()).reserved === 1, 1_000);
-    expect((await creditsStub(acct.accountId).snapshot()).reserved).toBe(1);
+    await until(async () => (await accountObject(acct.accountId).snapshot()).reserved === 1, 1_000);
+    expect((await accountObject(acct.accountId).snapshot()).reserved).toBe(1);
     const single = await walkOf(slow, acct.payer, [`paid:${rand()}`]);
     expect(single).toMatchObject({ refused: null, processed: 1, creditsUsed: 1 });
     open();
@@ -108,6 +108,6 @@ describe("a walk waiting for another's answer", () => {
     expect(one).toMatchObject({ refused: null, processed: 1, creditsUsed: 0 });
     expect(two).toMatchObject({ refused: null, processed: 2, creditsUsed: 0, stoppedReason: null });
     expect(two.items.map((i) => (i.data as { value: string }).value)).toEqual([mine, value]);
-    expect(await creditsStub(acct.accountId).snapshot()).toMatchObject({ pack_credits: 1, reserved: 0 });
+    expect(await accountObject(acct.accountId).snapshot()).toMatchObject({ pack_credits: 1, reserved: 0 });
   });
 });

@@ -10,7 +10,7 @@ import { walk } from "../../../src/engines/walk/walk";
 import { email } from "../../../src/products/email/product";
 import { ip } from "../../../src/products/ip/product";
 import type { IpResult } from "../../../src/products/ip/result";
-import { accountRows, call, createAccount, creditsStub, json, lookupEmail } from "../../helpers";
+import { accountRows, call, createAccount, accountObject, json, lookupEmail } from "../../helpers";
 import { ledgerCharges, OPTIONS } from "../../contract/helpers";
 import { installIpSamples, placedIps } from "../../ip-samples";
 
@@ -39,7 +39,7 @@ describe("settling after the answer", () => {
       (c) => c.rows === 1,
     );
     expect(charged).toEqual({ rows: 1, credits: 1 });
-    expect(await creditsStub(acct.accountId).snapshot()).toMatchObject({ pack_credits: 4, reserved: 0 });
+    expect(await accountObject(acct.accountId).snapshot()).toMatchObject({ pack_credits: 4, reserved: 0 });
     expect(await accountRows(acct.accountId, "SELECT key FROM repeats")).toEqual([{ key: "alice@acme.example" }]);
     expect(await accountRows(acct.accountId, "SELECT request_id, credits_used FROM history")).toEqual([
       { request_id: requestId, credits_used: 1 },
@@ -69,7 +69,7 @@ describe("settling after the answer", () => {
     });
     expect(run.items[0]!.meta).toMatchObject({ credits_used: 1, cache_hit: false });
     expect(run.creditsRemaining).toBe(4);
-    const stub = creditsStub(acct.accountId);
+    const stub = accountObject(acct.accountId);
     expect(await stub.snapshot()).toMatchObject({ pack_credits: 5, reserved: 1 });
     expect(await accountRows(acct.accountId, "SELECT key FROM claims")).toEqual([{ key: "alice@acme.example" }]);
     // Past the reservation's time to live, its alarm runs.
@@ -102,12 +102,12 @@ describe("settling an IP lookup after the answer", () => {
   beforeAll(installIpSamples);
   const lookupIp = (key: string, value: string) =>
     call<IpResult>("/api/v1/ip", json({ ip: value }, { Authorization: `Bearer ${key}` }));
-  const prepaid = async (accountId: string) => (await creditsStub(accountId).balance("ip")).prepaid;
+  const prepaid = async (accountId: string) => (await accountObject(accountId).balance("ip")).prepaid;
   /** An address the country sample does not place (146.70.0.0/16 is in none of its rows): free. */
   const unplaced = () => `146.70.${Math.floor(Math.random() * 256)}.${Math.floor(Math.random() * 256)}`;
   /** Runs the reservation's alarm as if its time to live had passed. */
   async function expireHolds(accountId: string) {
-    const stub = creditsStub(accountId);
+    const stub = accountObject(accountId);
     await runInDurableObject(stub, (_instance, state) => {
       state.storage.sql.exec("UPDATE reservations SET created_at = created_at - 16 * 60 * 1000");
     });
@@ -140,7 +140,7 @@ describe("settling an IP lookup after the answer", () => {
       { request_id: secondId, credits_used: 0 },
     ]);
     expect(await prepaid(acct.accountId)).toBe(3);
-    expect(await creditsStub(acct.accountId).snapshot()).toMatchObject({ pack_credits: 4, reserved: 0 });
+    expect(await accountObject(acct.accountId).snapshot()).toMatchObject({ pack_credits: 4, reserved: 0 });
     expect(await ledgerCharges(acct.accountId, () => true)).toEqual({ rows: 1, credits: 1 });
     const markers = await accountRows<{ key: string }>(acct.accountId, "SELECT key FROM repeats WHERE product = 'ip'");
     expect(markers.map((r) => r.key).sort()).toEqual([opener, user].sort());
@@ -157,10 +157,14 @@ describe("settling an IP lookup after the answer", () => {
     expect([opened.items[0]!.meta.credits_used, opened.creditsUsed, opened.prepaid, opened.creditsRemaining]).toEqual([
       1, 1, 4, 4,
     ]);
-    expect(await creditsStub(acct.accountId).snapshot()).toMatchObject({ pack_credits: 5, reserved: 1 });
+    expect(await accountObject(acct.accountId).snapshot()).toMatchObject({ pack_credits: 5, reserved: 1 });
     expect(await prepaid(acct.accountId)).toBe(4);
     await expireHolds(acct.accountId);
-    expect(await creditsStub(acct.accountId).snapshot()).toMatchObject({ pack_credits: 5, reserved: 0, available: 5 });
+    expect(await accountObject(acct.accountId).snapshot()).toMatchObject({
+      pack_credits: 5,
+      reserved: 0,
+      available: 5,
+    });
     expect(await prepaid(acct.accountId)).toBe(0);
     expect(await ledgerCharges(acct.accountId, () => true)).toEqual({ rows: 0, credits: 0 });
     expect(await count(acct.accountId, "claims")).toBe(0);
@@ -178,7 +182,7 @@ describe("settling an IP lookup after the answer", () => {
     expect(await prepaid(acct.accountId)).toBe(3);
     await expireHolds(acct.accountId);
     expect(await prepaid(acct.accountId)).toBe(4);
-    expect(await creditsStub(acct.accountId).snapshot()).toMatchObject({ pack_credits: 4, reserved: 0 });
+    expect(await accountObject(acct.accountId).snapshot()).toMatchObject({ pack_credits: 4, reserved: 0 });
     expect(await ledgerCharges(acct.accountId, () => true)).toEqual({ rows: 1, credits: 1 });
   });
 
@@ -201,9 +205,9 @@ describe("settling an IP lookup after the answer", () => {
       2,
       4,
     ]);
-    expect(await creditsStub(acct.accountId).snapshot()).toMatchObject({ pack_credits: 5, reserved: 1 });
+    expect(await accountObject(acct.accountId).snapshot()).toMatchObject({ pack_credits: 5, reserved: 1 });
     await Promise.all(later.map((work) => work()));
-    expect(await creditsStub(acct.accountId).snapshot()).toMatchObject({ pack_credits: 4, reserved: 0 });
+    expect(await accountObject(acct.accountId).snapshot()).toMatchObject({ pack_credits: 4, reserved: 0 });
     expect(await ledgerCharges(acct.accountId, () => true)).toEqual({ rows: 1, credits: 1 });
     expect(await prepaid(acct.accountId)).toBe(2);
     expect(await accountRows(acct.accountId, "SELECT credits_used FROM history ORDER BY id")).toEqual([
@@ -225,7 +229,7 @@ describe("settling an IP lookup after the answer", () => {
       walk(product, { env, payer, requestId, inputs: [value], options: OPTIONS, defer: (work) => later.push(work) });
     const opener = run(slow, "req_unplaced_opener", unplaced());
     await eventually(
-      async () => (await creditsStub(acct.accountId).snapshot()).reserved,
+      async () => (await accountObject(acct.accountId).snapshot()).reserved,
       (reserved) => reserved === 1,
     );
     const beside = [];
@@ -237,14 +241,14 @@ describe("settling an IP lookup after the answer", () => {
     open();
     const answered = await opener;
     // Settled before its answer: the credit its lent units paid for is its own, though its answer used none of it.
-    expect(await creditsStub(acct.accountId).snapshot()).toMatchObject({ reserved: 0 });
+    expect(await accountObject(acct.accountId).snapshot()).toMatchObject({ reserved: 0 });
     expect([answered.items[0]!.meta.credits_used, answered.creditsUsed, answered.prepaid]).toEqual([0, 1, 3]);
     expect(await ledgerCharges(acct.accountId, (id) => id === "req_unplaced_opener")).toEqual({ rows: 1, credits: 1 });
     await Promise.all(later.map((work) => work()));
     expect(await ledgerCharges(acct.accountId, () => true)).toEqual({ rows: 1, credits: 1 });
     // Its credit's five units: two answered beside it, three left in the pool (its own unused one back).
     expect(await prepaid(acct.accountId)).toBe(3);
-    expect(await creditsStub(acct.accountId).snapshot()).toMatchObject({ pack_credits: 4, reserved: 0 });
+    expect(await accountObject(acct.accountId).snapshot()).toMatchObject({ pack_credits: 4, reserved: 0 });
   });
 
   it("settles an opener whose lookup placed nothing alone before answering, and charges nothing", async () => {
@@ -252,7 +256,7 @@ describe("settling an IP lookup after the answer", () => {
     const { status, body, response } = await lookupIp(acct.key, unplaced());
     expect(status).toBe(200);
     expect(body.meta).toMatchObject({ credits_used: 0, credits_remaining: 5, ip_lookups_prepaid: 0 });
-    expect(await creditsStub(acct.accountId).snapshot()).toMatchObject({ pack_credits: 5, reserved: 0 });
+    expect(await accountObject(acct.accountId).snapshot()).toMatchObject({ pack_credits: 5, reserved: 0 });
     expect(await prepaid(acct.accountId)).toBe(0);
     const requestId = response.headers.get("X-Request-Id")!;
     const history = await eventually(

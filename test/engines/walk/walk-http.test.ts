@@ -1,7 +1,7 @@
 import { Hono, type Context } from "hono";
 import { describe, expect, it, vi } from "vitest";
 import { env } from "cloudflare:test";
-import { payerOf } from "../../../src/engines/credits/payer";
+import { payerOf } from "../../../src/lookups/service";
 import type { StopReason } from "../../../src/engines/credits/credits";
 import { walk } from "../../../src/engines/walk/walk";
 import { refusalOf } from "../../../src/lookups/service";
@@ -11,7 +11,7 @@ import { ok } from "../../../src/http/envelope";
 import { requestId } from "../../../src/http/request-id";
 import type { AppEnv } from "../../../src/types";
 import { fakeProduct } from "../../contract/fake-product";
-import { BASE, createAccount, creditsStub, type Envelope } from "../../helpers";
+import { BASE, createAccount, accountObject, type Envelope } from "../../helpers";
 
 const product = fakeProduct();
 
@@ -34,7 +34,7 @@ function paidApp(accountId: string, keyId: string, dailyCreditCap: number | null
     const run = orRefuse(
       await walk(product, {
         env,
-        payer: payerOf(c.var.principal),
+        payer: payerOf(c.var.principal!),
         requestId: c.var.requestId,
         inputs: [value],
         options: OPTIONS,
@@ -66,7 +66,7 @@ describe("the paid walk over HTTP: hold, look up, settle", () => {
       expect(refused).toHaveLength(40);
       expect(new Set(refused.map((b) => b.error.code))).toEqual(new Set(["INSUFFICIENT_CREDITS"]));
       expect(responses.filter((r) => r.status === 402)).toHaveLength(40);
-      expect(await creditsStub(acct.accountId).snapshot()).toMatchObject({ pack_credits: 0, reserved: 0 });
+      expect(await accountObject(acct.accountId).snapshot()).toMatchObject({ pack_credits: 0, reserved: 0 });
     },
   );
 
@@ -82,7 +82,7 @@ describe("the paid walk over HTTP: hold, look up, settle", () => {
     const midnight = new Date().setUTCHours(24, 0, 0, 0);
     const retryAfter = Number(capped.headers.get("Retry-After"));
     expect(Math.abs(retryAfter - Math.ceil((midnight - Date.now()) / 1000))).toBeLessThanOrEqual(5);
-    expect((await creditsStub(acct.accountId).snapshot()).pack_credits).toBe(8);
+    expect((await accountObject(acct.accountId).snapshot()).pack_credits).toBe(8);
   });
 
   it("does not count free answers toward the cap", async () => {
@@ -99,6 +99,10 @@ describe("the paid walk over HTTP: hold, look up, settle", () => {
     const failed = await request("/fails");
     log.mockRestore();
     expect(failed.status).toBe(500);
-    expect(await creditsStub(acct.accountId).snapshot()).toMatchObject({ pack_credits: 1, reserved: 0, available: 1 });
+    expect(await accountObject(acct.accountId).snapshot()).toMatchObject({
+      pack_credits: 1,
+      reserved: 0,
+      available: 1,
+    });
   });
 });

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { EmailResult } from "../../../src/products/email/result";
-import { accountRows, admin, call, createAccount, creditsStub, json, lookupEmail, mailStats } from "../../helpers";
+import { accountRows, admin, call, createAccount, accountObject, json, lookupEmail, mailStats } from "../../helpers";
 
 interface BatchItem {
   index: number;
@@ -130,7 +130,7 @@ describe("POST /api/v1/email/batch", () => {
       const capped = await batch(acct.key, { emails: ["e@batch5.example"] });
       expect(capped.status).toBe(429);
       expect(capped.body.error.code).toBe("KEY_SPEND_CAP_REACHED");
-      expect((await creditsStub(acct.accountId).snapshot()).pack_credits).toBe(8);
+      expect((await accountObject(acct.accountId).snapshot()).pack_credits).toBe(8);
     },
   );
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { accountRows, anotherKey, bearer, call, createAccount, creditsStub, json, lookupEmail } from "../../helpers";
+import { accountRows, anotherKey, bearer, call, createAccount, accountObject, json, lookupEmail } from "../../helpers";
 
 const auth = (key: string) => ({ Authorization: `Bearer ${key}` });
 
@@ -135,7 +135,7 @@ describe("retention sweep", () => {
     const old = Date.now() - 91 * 86_400_000;
     await accountRows(acct.accountId, "UPDATE history SET created_at = ?", old);
     await accountRows(acct.accountId, "UPDATE repeats SET created_at = ?", old);
-    await creditsStub(acct.accountId).pruneLists();
+    await accountObject(acct.accountId).pruneLists();
     const [left] = await accountRows<{ n: number }>(
       acct.accountId,
       "SELECT (SELECT COUNT(*) FROM history) + (SELECT COUNT(*) FROM repeats) AS n",

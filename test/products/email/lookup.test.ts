@@ -6,7 +6,7 @@ import { mailboxConfidence, riskLevel, riskScore } from "../../../src/products/e
 import {
   BASE,
   createAccount,
-  creditsStub,
+  accountObject,
   json,
   lookupEmail,
   mailboxesShared,
@@ -89,12 +89,12 @@ describe("POST /api/v1/email", () => {
       smtp_checked: true,
     });
     expect(body.meta).toMatchObject({ credits_used: 0, fair_use_billed: false });
-    expect((await creditsStub(acct.accountId).snapshot()).fair_use.undeliverable_checked).toBe(1);
+    expect((await accountObject(acct.accountId).snapshot()).fair_use.undeliverable_checked).toBe(1);
   });
 
   it("bills an undeliverable verdict past fair use and says so", async () => {
     const acct = await createAccount({ pack: 5 });
-    const credits = creditsStub(acct.accountId);
+    const credits = accountObject(acct.accountId);
     const held = await credits.reserve({ requestId: "seed", amount: 1 });
     if (!held.ok) throw new Error("reserve failed");
     await credits.settle(held.reservationId, { credits: 0, usage: { undeliverable_checked: 500 } });
@@ -161,7 +161,7 @@ describe("POST /api/v1/email", () => {
     });
     expect(body.meta.credits_used).toBe(0);
     expect(rcptCount(await mailStats(), "x@nullmx.example")).toBe(0);
-    expect((await creditsStub(acct.accountId).snapshot()).fair_use.undeliverable_checked).toBe(0);
+    expect((await accountObject(acct.accountId).snapshot()).fair_use.undeliverable_checked).toBe(0);
   });
 
   it("applies the implicit-MX fallback to the A record", async () => {
@@ -289,7 +289,7 @@ describe("POST /api/v1/email", () => {
     const res = await lookupEmail(acct.key, body);
     expect(res.status).toBe(422);
     expect(Object.keys(res.body.error.errors!)).toContain(field);
-    expect((await creditsStub(acct.accountId).snapshot()).available).toBe(1);
+    expect((await accountObject(acct.accountId).snapshot()).available).toBe(1);
   });
 });
 
@@ -330,7 +330,7 @@ describe("free signals with the resolver unreachable", () => {
       });
       expect(open.meta.credits_used).toBe(0);
       // Two usable (risky) answers at 1 each; invalid_username and unverified are free, as with DNS up.
-      expect((await creditsStub(acct.accountId).snapshot()).pack_credits).toBe(3);
+      expect((await accountObject(acct.accountId).snapshot()).pack_credits).toBe(3);
     },
   );
 });

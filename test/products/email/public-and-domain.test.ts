@@ -1,6 +1,6 @@
 import { fetchChecked } from "../../openapi-check";
 import { describe, expect, it } from "vitest";
-import { admin, BASE, bearer, call, createAccount, creditsStub, mailboxesShared, type Envelope } from "../../helpers";
+import { admin, BASE, bearer, call, createAccount, accountObject, mailboxesShared, type Envelope } from "../../helpers";
 
 async function publishable(pack: number, dailyCap: number | null = null) {
   const acct = await createAccount({ pack });
@@ -27,7 +27,7 @@ describe("POST /api/v1/email/public", () => {
     const body = (await response.json()) as Envelope;
     expect(Object.keys(body).sort()).toEqual(["data", "success"]);
     expect(body.data).toMatchObject({ deliverable: "deliverable" });
-    expect((await creditsStub(accountId).snapshot()).pack_credits).toBe(2);
+    expect((await accountObject(accountId).snapshot()).pack_credits).toBe(2);
   });
 
   it("answers a CORS preflight", async () => {
@@ -48,7 +48,7 @@ describe("POST /api/v1/email/public", () => {
     const response = await browserLookup(pk, "alice@acme.example", "https://evil.example");
     expect(response.status).toBe(403);
     expect(((await response.json()) as Envelope).error.code).toBe("ORIGIN_NOT_ALLOWED");
-    expect((await creditsStub(accountId).snapshot()).pack_credits).toBe(3);
+    expect((await accountObject(accountId).snapshot()).pack_credits).toBe(3);
   });
 
   it("does not count free answers toward the key's daily cap", async () => {
@@ -156,7 +156,7 @@ describe("GET /api/v1/email/domain/{domain}", () => {
         expect(body.error).toMatchObject({ code: "SERVER_ERROR", message: expect.stringContaining("DNS resolver") });
         expect(body.error.request_id).toMatch(/^req_/);
       }
-      expect((await creditsStub(acct.accountId).snapshot()).pack_credits).toBe(2);
+      expect((await accountObject(acct.accountId).snapshot()).pack_credits).toBe(2);
     },
   );
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { EmailResult } from "../../../src/products/email/result";
 import { mailboxConfidence } from "../../../src/products/email/score";
 import { sharedRows } from "../../../src/products/email/store";
-import { call, createAccount, creditsStub, json, lookupEmail, mailStats, rcptCount } from "../../helpers";
+import { call, createAccount, accountObject, json, lookupEmail, mailStats, rcptCount } from "../../helpers";
 import { deliveredAt, receivedAt } from "../../webhook-receiver";
 
 // The mailbox check against the replies real mail servers give (the stand-in learns them: test/fixtures/smtp.ts):
@@ -25,7 +25,7 @@ describe("a catch-all that greylists", () => {
     const { body } = await lookupEmail<EmailResult>(acct.key, { email: "alice@greycatch.example" });
     expect(body.data).toMatchObject({ ...UNCERTAIN, catch_all: null, smtp_reason: "greylisted" });
     expect(body.meta.credits_used).toBe(0);
-    expect((await creditsStub(acct.accountId).snapshot()).pack_credits).toBe(5);
+    expect((await accountObject(acct.accountId).snapshot()).pack_credits).toBe(5);
     // Asked again (refresh), the same random address passes greylisting: the domain takes any address.
     const refreshed = { email: "alice@greycatch.example", refresh: true };
     const { body: again } = await lookupEmail<EmailResult>(acct.key, refreshed);

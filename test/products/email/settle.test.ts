@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import worker from "../../../src/index";
 import type { JobMessage } from "../../../src/queue";
 import type { RecheckMessage } from "../../../src/products/email/settle";
-import { createAccount, creditsStub, lookupEmail, mailStats, rcptCount, type TestAccount } from "../../helpers";
+import { createAccount, accountObject, lookupEmail, mailStats, rcptCount, type TestAccount } from "../../helpers";
 import { deliveredAt, receivedAt, WebhookVerifier } from "../../webhook-receiver";
 
 const SECRET = "callback-secret-0123456789";
@@ -58,7 +58,7 @@ describe("settling unverified answers", () => {
       data: { email: "alice@acme.example", deliverable: "deliverable" },
       meta: { credits_used: 1, credits_remaining: 4, cache_hit: false, fair_use_billed: false },
     });
-    expect((await creditsStub(acct.accountId).snapshot()).pack_credits).toBe(4);
+    expect((await accountObject(acct.accountId).snapshot()).pack_credits).toBe(4);
   });
 
   // The whole chain through the real queue (re-check delays shortened to 1 s by vitest.config.ts): the lookup, exactly
@@ -108,7 +108,7 @@ describe("settling unverified answers", () => {
       data: { deliverable: "risky", reason: "catch_all", catch_all: true, mailbox_exists: null },
       meta: { credits_used: 1, credits_remaining: 4 },
     });
-    expect((await creditsStub(acct.accountId).snapshot()).pack_credits).toBe(4);
+    expect((await accountObject(acct.accountId).snapshot()).pack_credits).toBe(4);
   });
 
   it(

@@ -9,7 +9,7 @@ import {
   bearer,
   call,
   createAccount,
-  creditsStub,
+  accountObject,
   lookupEmail,
   mailboxesShared,
   type TestAccount,
@@ -41,7 +41,7 @@ async function look(email: string) {
   // Anyone holding the answer can recompute its score.
   expect(d.risk_score, email).toBe(riskScore(d));
   expect(d.risk_level, email).toBe(riskLevel(d.risk_score));
-  const fairUse = (await creditsStub(acct.accountId).snapshot()).fair_use;
+  const fairUse = (await accountObject(acct.accountId).snapshot()).fair_use;
   return { acct, d, meta: body.meta, fairUse, suppressed: await suppression(acct, email) };
 }
 

@@ -4,7 +4,7 @@ import { walk } from "../../../src/engines/walk/walk";
 import type { EntityItem } from "../../../src/products/entity/lookup";
 import { entity } from "../../../src/products/entity/product";
 import type { EntityResult } from "../../../src/products/entity/result";
-import { accountRows, admin, anotherKey, call, createAccount, creditsStub, json } from "../../helpers";
+import { accountRows, admin, anotherKey, call, createAccount, accountObject, json } from "../../helpers";
 import { installSample, installSamples, LEI, makeLei, UNKNOWN_LEI } from "../../entity-samples";
 
 interface BatchItem {
@@ -121,7 +121,7 @@ describe("POST /api/v1/entity/batch", () => {
       stopped_reason: "insufficient_credits",
     });
     expect(body.data.results.map((r) => r.input)).toEqual(identifiers.slice(0, 4));
-    expect((await creditsStub(acct.accountId).snapshot()).pack_credits).toBe(0);
+    expect((await accountObject(acct.accountId).snapshot()).pack_credits).toBe(0);
   });
 
   it(
@@ -163,7 +163,7 @@ describe("POST /api/v1/entity/batch", () => {
       const capped = await batch(acct.key, [LEI.energy]);
       expect(capped.status).toBe(429);
       expect(capped.body.error.code).toBe("KEY_SPEND_CAP_REACHED");
-      expect((await creditsStub(acct.accountId).snapshot()).pack_credits).toBe(8);
+      expect((await accountObject(acct.accountId).snapshot()).pack_credits).toBe(8);
     },
   );
 
@@ -204,7 +204,7 @@ describe("POST /api/v1/entity/batch", () => {
       ),
     ).toEqual(["identifiers"]);
     expect(await errorsOf(key2, "SMPL")).toEqual(["identifiers"]);
-    expect((await creditsStub(acct.accountId).snapshot()).pack_credits).toBe(1);
+    expect((await accountObject(acct.accountId).snapshot()).pack_credits).toBe(1);
   });
 
   it("answers 500 identifiers in one call, counted as one request for rate limiting", async () => {

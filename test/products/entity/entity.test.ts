@@ -7,7 +7,7 @@ import {
   readLei,
 } from "../../../src/products/entity/identifiers";
 import type { EntityResult } from "../../../src/products/entity/result";
-import { admin, anotherKey, call, createAccount, creditsStub, json, requestRecord } from "../../helpers";
+import { admin, anotherKey, call, createAccount, accountObject, json, requestRecord } from "../../helpers";
 import { installSamples, LEI, makeLei, SAMPLE_VERSION, UNKNOWN_LEI } from "../../entity-samples";
 
 const RESULT_FIELDS = [
@@ -269,7 +269,7 @@ describe("POST /api/v1/entity", () => {
     expect(Object.keys(tooLong.body.error.errors!)).toEqual(["identifier"]);
     expect(Object.keys(badType.body.error.errors!)).toEqual(["type"]);
     expect(Object.keys(longCountry.body.error.errors!)).toEqual(["country"]);
-    expect((await creditsStub(acct.accountId).snapshot()).pack_credits).toBe(1);
+    expect((await accountObject(acct.accountId).snapshot()).pack_credits).toBe(1);
   });
 
   it("needs the entity scope", async () => {

@@ -4,7 +4,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import type { IpResult } from "../../../src/products/ip/result";
-import { admin, anotherKey, bearer, call, createAccount, creditsStub, json } from "../../helpers";
+import { admin, anotherKey, bearer, call, createAccount, accountObject, json } from "../../helpers";
 import { installIpSamples, placedIps, privateIp } from "../../ip-samples";
 
 const lookup = (key: string, ip: string) =>
@@ -27,7 +27,7 @@ describe("IP billing", () => {
       expect(used.reduce((a, b) => a + b, 0)).toBe(4);
       expect(used.filter((n) => n === 1)).toHaveLength(4);
       expect(Math.min(...answers.map((a) => a.body.meta.ip_lookups_prepaid as number))).toBe(0);
-      expect(await creditsStub(acct.accountId).snapshot()).toMatchObject({
+      expect(await accountObject(acct.accountId).snapshot()).toMatchObject({
         pack_credits: 0,
         reserved: 0,
         available: 0,
@@ -82,7 +82,7 @@ describe("IP billing", () => {
     expect([missing.status, missing.body.error.code]).toEqual([404, "ASN_NOT_FOUND"]);
     const bad = await call("/api/v1/ip/asn/quad9", bearer(acct.key));
     expect([bad.status, bad.body.error.code]).toEqual([422, "VALIDATION_FAILED"]);
-    expect((await creditsStub(acct.accountId).snapshot()).pack_credits).toBe(4);
+    expect((await accountObject(acct.accountId).snapshot()).pack_credits).toBe(4);
   });
 
   it("cuts a range at every dataset boundary, 1 credit when any block is found, free when none", async () => {
@@ -129,7 +129,7 @@ describe("IP billing", () => {
     expect([own.status, own.body.data.ip, own.body.data.country]).toEqual([200, "193.0.0.1", "NL"]);
     const foreign = await call("/api/v1/ip/public", json({ key, ip: "9.9.9.9" }, { Origin: "https://evil.example" }));
     expect([foreign.status, foreign.body.error.code]).toEqual([403, "ORIGIN_NOT_ALLOWED"]);
-    expect((await creditsStub(acct.accountId).snapshot()).pack_credits).toBe(4);
+    expect((await accountObject(acct.accountId).snapshot()).pack_credits).toBe(4);
   });
 
   it("lets the sandbox key look up the test values only", async () => {

@@ -14,7 +14,7 @@ import {
   bearer,
   call,
   createAccount,
-  creditsStub,
+  accountObject,
   json,
   type TestAccount,
 } from "../../helpers";
@@ -25,7 +25,7 @@ beforeAll(installRoots);
 
 const keyed = (key: string) => ({ Authorization: `Bearer ${key}` });
 const check = (key: string, word: unknown) => call<SpecimenResult>("/api/v1/specimen", json({ word }, keyed(key)));
-const balance = async (acct: TestAccount) => (await creditsStub(acct.accountId).snapshot()).pack_credits;
+const balance = async (acct: TestAccount) => (await accountObject(acct.accountId).snapshot()).pack_credits;
 
 describe("its lookups (step 1 and its declarations)", () => {
   it("POST /specimen bills a known word 1 credit, its repeat nothing, unknown or malformed nothing", async () => {

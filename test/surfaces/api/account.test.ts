@@ -11,7 +11,7 @@ import {
   bearer,
   call,
   createAccount,
-  creditsStub,
+  accountObject,
   type Envelope,
   lookupEmail,
   requestRecord,
@@ -65,7 +65,7 @@ describe("GET /api/v1/account/ledger", () => {
   it("lists every movement newest first, 100 a page, with request ids", async () => {
     const acct = await createAccount({ plan: "enterprise" });
     for (let i = 0; i < 101; i++)
-      await creditsStub(acct.accountId).addCredits({
+      await accountObject(acct.accountId).addCredits({
         bucket: "pack",
         amount: 1,
         note: `pack ${i}`,

@@ -2,13 +2,13 @@ import { env, SELF } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { billing } from "../../../src/surfaces/dashboard/billing/config";
 import { handleStripeWebhook } from "../../../src/surfaces/dashboard/billing/webhook";
-import { creditsStub } from "../../helpers";
+import { accountObject } from "../../helpers";
 import { signedUpOwner } from "../../dashboard-browser";
 import { account, chargeRefunded, deliver, eventId, packCompleted } from "../../stripe-events";
 
 vi.setConfig({ testTimeout: 30_000 });
 
-const balance = async (accountId: string) => (await creditsStub(accountId).snapshot()).pack_credits;
+const balance = async (accountId: string) => (await accountObject(accountId).snapshot()).pack_credits;
 
 describe("Stripe webhooks: credits only from verified events, each applied once", () => {
   it("a bad or missing signature is refused (400) and grants nothing", async () => {
@@ -31,7 +31,7 @@ describe("Stripe webhooks: credits only from verified events, each applied once"
     const replays = await Promise.all([deliver(event), deliver(event)]);
     expect(replays.map((r) => r.status)).toEqual([200, 200]);
     expect(await balance(id)).toBe(1000);
-    const { rows } = await creditsStub(id).ledger(1, 100);
+    const { rows } = await accountObject(id).ledger(1, 100);
     expect(rows.filter((row) => row.kind === "pack_credit")).toHaveLength(1);
   });
 
@@ -71,7 +71,7 @@ describe("Stripe webhooks: credits only from verified events, each applied once"
         },
       };
       expect(await (await deliver(completed)).json()).toEqual({ received: true, outcome: "plan_started" });
-      expect((await creditsStub(id).snapshot()).plan).toBe("growth");
+      expect((await accountObject(id).snapshot()).plan).toBe("growth");
       const invoice = (type: string) => ({
         id: eventId(),
         type,
@@ -81,9 +81,9 @@ describe("Stripe webhooks: credits only from verified events, each applied once"
         received: true,
         outcome: "renewal_failed",
       });
-      expect((await creditsStub(id).snapshot()).plan_status).toBe("cancelled");
+      expect((await accountObject(id).snapshot()).plan_status).toBe("cancelled");
       expect(await (await deliver(invoice("invoice.paid"))).json()).toEqual({ received: true, outcome: "renewed" });
-      expect((await creditsStub(id).snapshot()).plan_status).toBe("active");
+      expect((await accountObject(id).snapshot()).plan_status).toBe("active");
     },
   );
 

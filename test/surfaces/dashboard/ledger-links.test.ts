@@ -5,7 +5,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { ledgerLink } from "../../../src/surfaces/dashboard/ledger-links";
 import { createSecretKey, signedUpOwner } from "../../dashboard-browser";
-import { admin, bearer, call, creditsStub, json } from "../../helpers";
+import { admin, bearer, call, accountObject, json } from "../../helpers";
 
 vi.setConfig({ testTimeout: 60_000 });
 
@@ -52,7 +52,7 @@ describe("dashboard: the ledger's links", () => {
     await admin("POST", `/accounts/${accountId}/credits`, { bucket: "pack", amount: 25, note: "a grant" });
     const kinds = await vi.waitFor(
       async () => {
-        const { rows } = await creditsStub(accountId).ledger(1, 100);
+        const { rows } = await accountObject(accountId).ledger(1, 100);
         const bulkRow = rows.find((r) => r.request_id?.startsWith(`bulk:${bulk.body.data.job.id}:`));
         if (!bulkRow) throw new Error("the bulk run's charge is not in the ledger yet");
         return rows.map((r) => ledgerLink(r)?.kind ?? null);
@@ -85,7 +85,7 @@ describe("dashboard: the ledger's links", () => {
     const { browser } = await signedUpOwner("grant-date");
     const key = await createSecretKey(browser, { scopes: ["account"] });
     const accountId = String((await call<{ id: string }>("/api/v1/account", bearer(key))).body.data.id);
-    const { rows } = await creditsStub(accountId).ledger(1, 100);
+    const { rows } = await accountObject(accountId).ledger(1, 100);
     const grant = rows.find((r) => r.kind === "monthly_grant")!;
     expect(grant.plan_delta).toBe(100);
     expect(grant.at).toBeGreaterThanOrEqual(before);

@@ -1,7 +1,7 @@
 import { env, SELF } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { type Browser, signedUpOwner } from "../../dashboard-browser";
-import { creditsStub } from "../../helpers";
+import { accountObject } from "../../helpers";
 
 vi.setConfig({ testTimeout: 30_000 });
 
@@ -54,7 +54,7 @@ async function ownerWithAccount(label: string) {
   const page = await response.text();
   const accountId = /\((acc_[0-9A-Za-z_]+)\)/.exec(page)![1]!;
   const csp = response.headers.get("Content-Security-Policy") ?? "";
-  return { browser, page, csp, accountId, before: await creditsStub(accountId).snapshot() };
+  return { browser, page, csp, accountId, before: await accountObject(accountId).snapshot() };
 }
 
 describe("paying on the Stripe stand-in's page", () => {
@@ -81,7 +81,7 @@ describe("paying on the Stripe stand-in's page", () => {
       data: { object: { id, payment_status: "paid", metadata: { account_id: accountId, item: "pack_1000" } } },
     });
     expect(await relay(event!)).toEqual([200, "pack_credited"]);
-    const after = await creditsStub(accountId).snapshot();
+    const after = await accountObject(accountId).snapshot();
     expect([after.pack_credits - before.pack_credits, after.available - before.available]).toEqual([1000, 1000]);
     const back = await (await browser.fetch("/dashboard/account?purchase=done")).text();
     expect(back).toContain(`${before.pack_credits + 1000} pack credits, ${before.available + 1000} available`);
@@ -92,7 +92,7 @@ describe("paying on the Stripe stand-in's page", () => {
     const { url, id } = await checkout(browser);
     expect(await click(url, "cancel")).toBe("https://api.test/dashboard/account?purchase=cancelled");
     expect(await eventsOf(id)).toEqual([]);
-    expect(await creditsStub(accountId).snapshot()).toMatchObject({
+    expect(await accountObject(accountId).snapshot()).toMatchObject({
       pack_credits: before.pack_credits,
       available: before.available,
     });
@@ -108,9 +108,9 @@ describe("paying on the Stripe stand-in's page", () => {
     expect(new Set(events.map((event) => event.id)).size).toBe(2);
     const outcomes = await Promise.all(events.map(relay));
     expect(outcomes.map(([, outcome]) => outcome).sort()).toEqual(["pack_already_credited", "pack_credited"]);
-    const after = await creditsStub(accountId).snapshot();
+    const after = await accountObject(accountId).snapshot();
     expect(after.pack_credits - before.pack_credits).toBe(1000);
-    const { rows } = await creditsStub(accountId).ledger(1, 100);
+    const { rows } = await accountObject(accountId).ledger(1, 100);
     expect(rows.filter((row) => row.kind === "pack_credit")).toHaveLength(1);
   });
 });

@@ -11,9 +11,9 @@ export const SECRET = "test-sidecar-secret-0123456789";
  * A real SMTP server on a free loopback port. `rcpt(address, session)` returns null to accept or `[code, message]` to
  * refuse. `stats` counts sessions (and the most open at once, `peakOpen`), every RCPT seen and the refusals of each
  * session (`refusedPerSession`); `stats.dataCalls` must stay 0. `rcptDelayMs` holds every RCPT reply that long, so
- * probes sent together overlap.
+ * probes sent together overlap; `rcptGate` (a promise) holds them until it settles, then that long.
  */
-export async function startSmtpServer({ rcpt = () => null, rcptDelayMs = 0, ...options } = {}) {
+export async function startSmtpServer({ rcpt = () => null, rcptDelayMs = 0, rcptGate, ...options } = {}) {
   const stats = { sessions: 0, peakOpen: 0, rcpts: [], mailFrom: [], dataCalls: 0, closed: 0 };
   stats.refusedPerSession = {};
   const server = new SMTPServer({
@@ -40,8 +40,9 @@ export async function startSmtpServer({ rcpt = () => null, rcptDelayMs = 0, ...o
       if (refusal) stats.refusedPerSession[session.id] = (stats.refusedPerSession[session.id] ?? 0) + 1;
       const answer = () =>
         callback(refusal ? Object.assign(new Error(refusal[1]), { responseCode: refusal[0] }) : undefined);
-      if (rcptDelayMs) setTimeout(answer, rcptDelayMs);
-      else answer();
+      const delayed = () => (rcptDelayMs ? setTimeout(answer, rcptDelayMs) : answer());
+      if (rcptGate) rcptGate.then(delayed);
+      else delayed();
     },
     onData(stream, _session, callback) {
       stats.dataCalls += 1;
@@ -143,7 +144,7 @@ export async function startSidecar(config = {}) {
     pacing: { ...UNPACED, ...config.pacing },
   });
   await sidecar.listen();
-  return { url: sidecar.url, dials, close: () => sidecar.close() };
+  return { url: sidecar.url, dials, sessions: () => sidecar.sessions(), close: () => sidecar.close() };
 }
 
 /**

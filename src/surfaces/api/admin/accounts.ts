@@ -4,7 +4,7 @@ import { z } from "zod";
 import { forgetAccountKeys, forgetMemberKeys } from "../../../auth/key-lookup";
 import { mintKey } from "../../../auth/keys";
 import { newId } from "../../../platform/tokens";
-import { creditsStub } from "../../../engines/credits/credits";
+import { accountObject } from "../../../engines/credits/credits";
 import { sendAccountConfirmation } from "../../../engines/mail/account-confirmation";
 import { PLAN_NAMES } from "../../../engines/credits/plans";
 import {
@@ -33,7 +33,7 @@ export async function findAccount(db: Database, accountId: string): Promise<Acco
 
 async function view(env: Env, accountId: string) {
   const account = await findAccount(database(env), accountId);
-  return accountView(account, await creditsStub(env, accountId).snapshot());
+  return accountView(account, await accountObject(env, accountId).snapshot());
 }
 
 /** Accounts, their plan and credits, members and feedback key. */
@@ -56,7 +56,7 @@ export const adminAccountRoutes = new Hono<AppEnv>()
       }
       const id = newId("acc");
       await insertAccount(db, { id, email, emailVerified: body.email_verified, createdAt: Date.now() });
-      await creditsStub(c.env, id).setPlan(body.plan);
+      await accountObject(c.env, id).setPlan(body.plan);
       // An unconfirmed account is mailed its confirmation link at once (docs/mail.md).
       if (!body.email_verified) await sendAccountConfirmation(c.env, id, email);
       return ok(c, await view(c.env, id), {}, 201);
@@ -68,7 +68,7 @@ export const adminAccountRoutes = new Hono<AppEnv>()
   .post("/accounts/:accountId/lists/import", accountParam, async (c) => {
     const { accountId } = c.req.valid("param");
     await findAccount(database(c.env), accountId);
-    return ok(c, { imported: await creditsStub(c.env, accountId).importLists() });
+    return ok(c, { imported: await accountObject(c.env, accountId).importLists() });
   })
   .post("/accounts/:accountId/confirmation-email", accountParam, async (c) => {
     const { accountId } = c.req.valid("param");
@@ -97,7 +97,7 @@ export const adminAccountRoutes = new Hono<AppEnv>()
       const { accountId } = c.req.valid("param");
       const { bucket, amount, note } = c.req.valid("json");
       await findAccount(database(c.env), accountId);
-      await creditsStub(c.env, accountId).addCredits({
+      await accountObject(c.env, accountId).addCredits({
         bucket,
         amount,
         note: note ?? null,
@@ -114,7 +114,7 @@ export const adminAccountRoutes = new Hono<AppEnv>()
     async (c) => {
       const { accountId } = c.req.valid("param");
       await findAccount(database(c.env), accountId);
-      await creditsStub(c.env, accountId).setPlan(c.req.valid("json").plan);
+      await accountObject(c.env, accountId).setPlan(c.req.valid("json").plan);
       return ok(c, await view(c.env, accountId));
     },
   )

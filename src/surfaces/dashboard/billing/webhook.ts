@@ -13,7 +13,7 @@ import {
   stripeEventSeen,
   upsertCustomer,
 } from "../../../db/stripe";
-import { creditsStub } from "../../../engines/credits/credits";
+import { accountObject } from "../../../engines/credits/credits";
 import { billing, cryptoProvider } from "./config";
 import { isPack, isPaidPlan, PACKS } from "./items";
 
@@ -66,7 +66,7 @@ async function packPaid(env: Env, session: Stripe.Checkout.Session, item: keyof 
     ? await insertPayment(db, { ...row, paymentIntent, session: session.id, credited: 0 })
     : undefined;
   if (payment?.session && payment.session !== session.id) return "pack_already_credited";
-  const stub = creditsStub(env, accountId);
+  const stub = accountObject(env, accountId);
   const { applied } = await stub.applyPayment(sessionLedgerId(session), credits, `Stripe ${item}`);
   if (payment) {
     await markCredited(db, payment.paymentIntent);
@@ -91,7 +91,7 @@ async function checkoutCompleted(env: Env, session: Stripe.Checkout.Session): Pr
         subscription: idOf(session.subscription),
         plan: item,
       });
-    await creditsStub(env, accountId).setPlan(item);
+    await accountObject(env, accountId).setPlan(item);
     return [accountId, "plan_started"];
   }
   return [accountId, "ignored"];
@@ -105,7 +105,7 @@ async function checkoutCompleted(env: Env, session: Stripe.Checkout.Session): Pr
 async function takeBack(env: Env, payment: Payment, amountRefunded: number): Promise<void> {
   const share = payment.amount > 0 ? Math.min(1, amountRefunded / payment.amount) : 1;
   const target = Math.round(payment.credits * share);
-  await creditsStub(env, payment.accountId).refundPayment({
+  await accountObject(env, payment.accountId).refundPayment({
     payment: `stripe:${payment.paymentIntent}`,
     total: target,
     recorded: payment.refundedCredits,
@@ -145,7 +145,7 @@ async function subscriptionChange(
   const customer = customerId ? await customerOf(database(env), customerId) : undefined;
   if (!customer) return [null, "ignored"];
   const plan = outcome === "renewed" && customer.plan && isPaidPlan(customer.plan) ? customer.plan : "cancelled";
-  await creditsStub(env, customer.accountId).setPlan(plan);
+  await accountObject(env, customer.accountId).setPlan(plan);
   return [customer.accountId, outcome];
 }
 

@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { accountById } from "../../../db/accounts";
 import { database } from "../../../db/client";
 import { userPasskeys } from "../../../db/passkeys";
-import { creditsStub } from "../../../engines/credits/credits";
+import { accountObject } from "../../../engines/credits/credits";
 import { sendAccountConfirmation } from "../../../engines/mail/account-confirmation";
 import { signOutEverywhere } from "../accounts";
 import { checkoutUrl } from "../billing/checkout";
@@ -32,7 +32,7 @@ async function render(c: DashContext, notice?: string, status: 200 | 422 | 502 =
   const returned = c.req.query("purchase") === "done";
   const [account, snapshot, keys, prices, runs] = await Promise.all([
     accountById(db, accountId),
-    creditsStub(c.env, accountId).snapshot(),
+    accountObject(c.env, accountId).snapshot(),
     userPasskeys(db, userId),
     config && onSale && c.var.session.role === "owner" ? pricesInMoney(config, onSale) : {},
     returned ? runsAfterPayment(c.env, accountId) : undefined,
