@@ -26,6 +26,8 @@ const workerd = () =>
           ...(await readD1Migrations("./migrations")),
           ...(await readD1Migrations("./test/fixtures/products/specimen/migrations")),
         ],
+        // The address reference database's (REFERENCE_ADDRESS in wrangler.toml, src/db/reference.ts).
+        TEST_ADDRESS_MIGRATIONS: await readD1Migrations("./migrations-address"),
         ADMIN_TOKEN,
         CHALLENGE_VERIFY_URL: inject("challengeVerifyUrl"),
         DOH_URL: inject("dohUrl"),

@@ -132,7 +132,7 @@ function freshQuery(streets, seen) {
   }
 }
 
-/** The D1 database file of the local stack (the largest SQLite file under its D1 directory). */
+/** The local D1 file holding the autocomplete index (`REFERENCE_ADDRESS`'s: src/db/reference.ts). */
 function d1File(persistTo) {
   const dir = join(persistTo, "v3", "d1");
   const files = [];
@@ -142,7 +142,16 @@ function d1File(persistTo) {
       else if (entry.name.endsWith(".sqlite")) files.push(join(d, entry.name));
   };
   walk(dir);
-  return files.sort((a, b) => statSync(b).size - statSync(a).size)[0];
+  const found = files.find((file) => {
+    const db = new DatabaseSync(file, { readOnly: true });
+    try {
+      return db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'autocomplete_tokens'").get() !== undefined;
+    } finally {
+      db.close();
+    }
+  });
+  if (!found) throw new Error(`no local D1 file under ${dir} holds autocomplete_tokens`);
+  return found;
 }
 
 function tableBytes(file) {

@@ -8,18 +8,19 @@
 // no generation, get a version of the same length), and reads the bytes each dataset adds per row to its table and to
 // each of the table's indexes from SQLite's dbstat (pages in use, so page fill and B-tree overhead are counted).
 // Prints bytes per row per dataset, and the projected size at each publisher's full file with two generations of the
-// largest side by side (a refresh writes the new one beside the one answers read), against D1's 10 GB limit and the
-// 60 % line past which reference data moves out of `DB` (docs/operations.md, "Capacity").
+// largest side by side (a refresh writes the new one beside the one answers read), for each D1 database that holds
+// reference data (`DB`, `REFERENCE_ADDRESS`: each a local file, told apart by its tables) against D1's 10 GB limit and
+// the 60 % line a database's reference data may not pass (docs/operations.md, "Capacity").
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { printReport, projection } from "./lib/capacity-projection.mjs";
+import { DATABASES, printReport, projection } from "./lib/capacity-projection.mjs";
 import { runBench } from "./lib/harness.mjs";
 import { checkRun, size } from "./lib/report.mjs";
 import { startWorker } from "./lib/stack.mjs";
 import { loadDatasets } from "../scripts/lib/dev-datasets.mjs";
-import { localD1File } from "../scripts/lib/local-ip-tables.mjs";
-import { ROOT, requireNode22, stopProcess } from "../scripts/lib/local.mjs";
+import { requireNode22, stopProcess } from "../scripts/lib/local.mjs";
+import { localD1Files } from "../scripts/lib/migrations.mjs";
 import { DatabaseSync } from "../scripts/lib/sqlite.mjs";
 
 requireNode22();
@@ -79,19 +80,18 @@ async function main() {
   for (const line of failures) console.error(line);
   await stopProcess(worker);
   worker = null;
-  const file = localD1File(ROOT, join(dir, "state"));
-  if (!file) throw new Error("no local D1 file after the import");
-  const copy = join(dir, "capacity.sqlite");
-  copyFileSync(file, copy);
-  for (const suffix of ["-wal", "-shm"]) if (existsSync(file + suffix)) copyFileSync(file + suffix, copy + suffix);
-  const db = new DatabaseSync(copy);
-  // The index rows of each dataset's imported postcodes and streets, by kind (before any rows are copied).
-  const indexed = db
-    .prepare("SELECT dataset, kind, COUNT(*) AS n FROM autocomplete_tokens GROUP BY dataset, kind")
-    .all();
+  const files = localD1Files(join(dir, "state"));
   const measured = [];
-  for (const [table, column] of Object.entries(TABLES)) measured.push(...measureTable(db, table, column));
-  db.close();
+  let indexed = [];
+  for (const [name, tables] of Object.entries(DATABASES)) {
+    const db = copyOf(files, tables[0]);
+    // The index rows of each dataset's imported postcodes and streets, by kind (before any rows are copied).
+    if (tables.includes("autocomplete_tokens"))
+      indexed = db.prepare("SELECT dataset, kind, COUNT(*) AS n FROM autocomplete_tokens GROUP BY dataset, kind").all();
+    for (const table of tables) measured.push(...measureTable(db, table, TABLES[table] ?? null));
+    db.close();
+    console.log(`[bench] ${name}: ${tables.join(", ")} measured`);
+  }
   const plan = projection(measured, indexed);
   printReport(measured, plan, ROWS);
   return checkRun({
@@ -103,6 +103,24 @@ async function main() {
     },
     errored: failures.length,
   });
+}
+
+/** A copy of the local D1 file holding `table` (one file a binding), opened; the copies are grown, not the files. */
+function copyOf(files, table) {
+  const holding = files.filter((file) => {
+    const db = new DatabaseSync(file, { readOnly: true });
+    try {
+      return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) !== undefined;
+    } finally {
+      db.close();
+    }
+  });
+  if (holding.length !== 1) throw new Error(`${holding.length} local D1 files hold ${table}, not one`);
+  const file = holding[0];
+  const copy = join(dir, `capacity-${table}.sqlite`);
+  copyFileSync(file, copy);
+  for (const suffix of ["-wal", "-shm"]) if (existsSync(file + suffix)) copyFileSync(file + suffix, copy + suffix);
+  return new DatabaseSync(copy);
 }
 
 /** Bytes in use (pages) of each B-tree of `table`: the table's own and each index's. */

@@ -9,6 +9,7 @@ import { appliedMigrations, migrationBatch, migrationFiles, pendingMigrations } 
 import { DatabaseSync } from "./lib/sqlite.mjs";
 
 const DIR = join(ROOT, "migrations");
+const ADDRESS_DIR = join(ROOT, "migrations-address");
 const work = mkdtempSync(join(tmpdir(), "migrations-test-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
@@ -42,21 +43,40 @@ describe("local D1 migrations in one batch", () => {
     expect(appliedMigrations(file)).toEqual(all);
   });
 
-  it("leaves the decision to wrangler when there are several local databases", () => {
+  it("leaves the decision to wrangler when a local database without migrations may be this directory's", () => {
     const { persistTo, file } = stateWithFile("several");
     new DatabaseSync(file).close();
     new DatabaseSync(file.replace("0123abcd", "4567ef01")).close();
     expect(pendingMigrations({ persistTo, dir: DIR })).toBeNull();
   });
 
+  it("tells each binding's local database by the migrations it recorded (DB's and REFERENCE_ADDRESS's)", () => {
+    const { persistTo, file } = stateWithFile("two");
+    const main = new DatabaseSync(file);
+    main.exec(migrationBatch(migrationFiles(DIR).slice(0, 2), DIR));
+    main.close();
+    expect(pendingMigrations({ persistTo, dir: DIR })).toEqual(migrationFiles(DIR).slice(2));
+    expect(pendingMigrations({ persistTo, dir: ADDRESS_DIR })).toEqual(migrationFiles(ADDRESS_DIR));
+    const address = new DatabaseSync(file.replace("0123abcd", "4567ef01"));
+    address.exec(migrationBatch(migrationFiles(ADDRESS_DIR), ADDRESS_DIR));
+    address.close();
+    expect(pendingMigrations({ persistTo, dir: ADDRESS_DIR })).toEqual([]);
+    expect(pendingMigrations({ persistTo, dir: DIR })).toEqual(migrationFiles(DIR).slice(2));
+  });
+
   it("leaves nothing for `wrangler d1 migrations apply` to do", { timeout: 60_000 }, async () => {
     const persistTo = join(work, "wrangler");
-    expect((await applyMigrations({ persistTo, quiet: true })).applied).toEqual(migrationFiles(DIR));
+    expect((await applyMigrations({ persistTo, quiet: true })).applied).toEqual([
+      ...migrationFiles(DIR),
+      ...migrationFiles(ADDRESS_DIR),
+    ]);
     expect(readdirSync(join(persistTo, "v3", "d1", "miniflare-D1DatabaseObject"))).toContain("metadata.sqlite");
-    const again = await runWrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", persistTo], {
-      quiet: true,
-    });
-    expect(again).toMatch(/No migrations to apply/);
+    for (const binding of ["DB", "REFERENCE_ADDRESS"]) {
+      const again = await runWrangler(["d1", "migrations", "apply", binding, "--local", "--persist-to", persistTo], {
+        quiet: true,
+      });
+      expect(again).toMatch(/No migrations to apply/);
+    }
     expect((await applyMigrations({ persistTo, quiet: true })).applied).toEqual([]);
   });
 });

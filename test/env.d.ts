@@ -1,6 +1,7 @@
 declare namespace Cloudflare {
   interface Env {
     TEST_MIGRATIONS: import("cloudflare:test").D1Migration[];
+    TEST_ADDRESS_MIGRATIONS: import("cloudflare:test").D1Migration[];
     /** An empty database (vitest.config.ts) that test/db/migration.test.ts migrates step by step. */
     MIGRATION_DB: D1Database;
     /** A database with no tables (vitest.config.ts): every write to it fails, as a D1 outage would. */

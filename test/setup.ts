@@ -4,6 +4,7 @@ import { checkedResponses, prepareRecording } from "./openapi-check";
 import { sendRecordedAnswers } from "./openapi-record";
 
 await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);
+await applyD1Migrations(env.REFERENCE_ADDRESS, env.TEST_ADDRESS_MIGRATIONS);
 
 // `OPENAPI_COVERAGE=1 npx vitest run --project worker` prints, per test file, which documented responses were checked.
 afterAll(() => {

@@ -124,22 +124,38 @@ export function runWrangler(args, { quiet = false, output } = {}) {
   });
 }
 
+/** Each local D1 database and its migrations directory (wrangler.toml's `d1_databases`). */
+export const D1_DATABASES = [
+  { binding: "DB", dir: "migrations" },
+  { binding: "REFERENCE_ADDRESS", dir: "migrations-address" },
+];
+
 /**
- * Applies the migrations the local database (under `persistTo`, default .wrangler/state) lacks, as `wrangler d1
- * migrations apply DB --local` would, and resolves `{applied}`: their names, [] when none was pending (wrangler is
- * then not started at all), null when wrangler's own command decided. Pending ones go in one `wrangler d1 execute`
- * (scripts/lib/migrations.mjs: one runtime start instead of one per migration). `quiet` and `output` as runWrangler.
+ * Applies the migrations the local databases (under `persistTo`, default .wrangler/state) lack, as `wrangler d1
+ * migrations apply <binding> --local` would for each of D1_DATABASES, and resolves `{applied}`: their names, [] when
+ * none was pending (wrangler is then not started at all), null when wrangler's own command decided. Pending ones of a
+ * database go in one `wrangler d1 execute` (scripts/lib/migrations.mjs: one runtime start instead of one per
+ * migration). `quiet` and `output` as runWrangler.
  */
 export async function applyMigrations({ persistTo, quiet = false, output } = {}) {
+  let applied = [];
+  for (const database of D1_DATABASES) {
+    const done = await applyDatabaseMigrations(database, { persistTo, quiet, output });
+    applied = applied === null || done.applied === null ? null : [...applied, ...done.applied];
+  }
+  return { applied };
+}
+
+async function applyDatabaseMigrations({ binding, dir: folder }, { persistTo, quiet, output }) {
   // Loaded here: node:sqlite does not exist in the Node 20 that requireNode22() turns away with a clear message.
   const { migrationBatch, pendingMigrations } = await import("./migrations.mjs");
-  const dir = join(ROOT, "migrations");
+  const dir = join(ROOT, folder);
   const persist = persistTo ? ["--persist-to", persistTo] : [];
   // A custom migrations table, or several local databases: wrangler's own command knows, the shortcut does not.
   const custom = /^\s*migrations_table\s*=/m.test(readFileSync(join(ROOT, "wrangler.toml"), "utf8"));
   const pending = custom ? null : pendingMigrations({ persistTo: persistTo ?? join(ROOT, ".wrangler", "state"), dir });
   if (pending === null) {
-    await runWrangler(["d1", "migrations", "apply", "DB", "--local", ...persist], { quiet, output });
+    await runWrangler(["d1", "migrations", "apply", binding, "--local", ...persist], { quiet, output });
     return { applied: null };
   }
   if (!pending.length) return { applied: [] };
@@ -150,7 +166,7 @@ export async function applyMigrations({ persistTo, quiet = false, output } = {})
     output?.(`Applying ${pending.length} migration(s) in one \`wrangler d1 execute\` batch: ${pending.join(", ")}\n`);
     // It answers with every statement's result as JSON (over a thousand lines): kept only when it failed.
     let answer = "";
-    const args = ["d1", "execute", "DB", "--local", "--file", file, "--json", ...persist];
+    const args = ["d1", "execute", binding, "--local", "--file", file, "--json", ...persist];
     await runWrangler(args, { quiet, output: (chunk) => (answer += chunk) }).catch((err) => {
       output?.(answer);
       const which = pending.length === 1 ? pending[0] : `${pending[0]} to ${pending.at(-1)}`;

@@ -58,14 +58,18 @@ export function appliedMigrations(file) {
 }
 
 /**
- * The migrations of `dir` not yet applied to the local database under `persistTo`, in order; null when that cannot be
- * told from here (several local D1 files: which is `DB` is wrangler's business), so the caller asks wrangler.
+ * The migrations of `dir` not yet applied to its local database under `persistTo`, in order. Each binding has its own
+ * directory with its own migration names (`DB` migrations/, `REFERENCE_ADDRESS` migrations-address/), so its file is
+ * the one that recorded one of them; none did: all are pending, unless a file recorded none at all (it may be this
+ * binding's, which is wrangler's business: null, and the caller asks wrangler), or several did (null too).
  */
 export function pendingMigrations({ persistTo, dir }) {
-  const files = localD1Files(persistTo);
-  if (files.length > 1) return null;
-  const applied = new Set(files.length ? appliedMigrations(files[0]) : []);
-  return migrationFiles(dir).filter((name) => !applied.has(name));
+  const names = migrationFiles(dir);
+  const files = localD1Files(persistTo).map((file) => appliedMigrations(file));
+  const ours = files.filter((applied) => applied.some((name) => names.includes(name)));
+  if (ours.length > 1 || (!ours.length && files.some((applied) => !applied.length))) return null;
+  const applied = new Set(ours[0] ?? []);
+  return names.filter((name) => !applied.has(name));
 }
 
 /** The SQL wrangler runs for `pending`, as one batch: its table, then each file followed by the row recording it. */

@@ -1,4 +1,5 @@
 import { drizzle } from "drizzle-orm/d1";
+import { databaseOf, type TableFamily } from "./reference";
 
 /**
  * The query builder only: nothing uses drizzle's relational queries (`db.query`), and building their config walks the
@@ -15,8 +16,14 @@ const instances = new WeakMap<D1Database, Database>();
 const bindings = new WeakMap<Database, Env>();
 
 export function database(env: Env): Database {
-  let db = instances.get(env.DB);
-  if (!db) instances.set(env.DB, (db = make(env.DB)));
+  return familyDatabase(env, "main");
+}
+
+/** The drizzle instance of the database a family of tables lives in (src/db/reference.ts). */
+export function familyDatabase(env: Env, family: TableFamily): Database {
+  const d1 = databaseOf(env, family);
+  let db = instances.get(d1);
+  if (!db) instances.set(d1, (db = make(d1)));
   bindings.set(db, env);
   return db;
 }
@@ -32,13 +39,19 @@ export function envOf(db: Database): Env {
 }
 
 /**
- * `env` with D1 behind a Sessions API session (`withSession("first-unconstrained")`): its reads may be answered by a
- * read replica near the caller, its writes go to the primary, and a read after a write in the same session sees it.
+ * `env` with each D1 database behind a Sessions API session (`withSession("first-unconstrained")`): its reads may be
+ * answered by a read replica near the caller, its writes go to the primary, and a read after a write in the same
+ * session sees it.
  * For reads that may lag the primary by replication delay: datasets and shared answers, never money or per-account
  * state a request must see at once (repeats, suppressions, keys). The session has `prepare` and `batch`, all that
  * drizzle and the products call.
  */
 export function replicaReads(env: Env): Env {
-  const session = env.DB.withSession("first-unconstrained") as unknown as D1Database;
-  return new Proxy(env, { get: (target, key) => (key === "DB" ? session : Reflect.get(target, key)) });
+  const sessions = new Map<string | symbol, D1Database>();
+  const session = (key: "DB" | "REFERENCE_ADDRESS") =>
+    sessions.get(key) ??
+    sessions.set(key, env[key].withSession("first-unconstrained") as unknown as D1Database).get(key)!;
+  return new Proxy(env, {
+    get: (target, key) => (key === "DB" || key === "REFERENCE_ADDRESS" ? session(key) : Reflect.get(target, key)),
+  });
 }

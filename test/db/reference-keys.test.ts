@@ -104,7 +104,8 @@ describe("migration 0033_reference_keys", () => {
     expect(index).toBeGreaterThan(0);
     await applyD1Migrations(db, env.TEST_MIGRATIONS.slice(0, index));
     await db.batch(Object.entries(ROWS).flatMap(([table, rows]) => rows.map((row) => insert(table, row))));
-    await applyD1Migrations(db, env.TEST_MIGRATIONS);
+    // Up to 0033 itself: 0034 moves these tables to their own database (migrations-address/).
+    await applyD1Migrations(db, env.TEST_MIGRATIONS.slice(0, index + 1));
   });
 
   it("keeps every row of the rebuilt tables", async () => {
@@ -131,14 +132,14 @@ describe("migration 0033_reference_keys", () => {
   });
 });
 
-/** Every statement the product code prepares on `env.DB`, with its parameters. */
-function recording() {
-  const statements: { sql: string; params: unknown[] }[] = [];
-  const d1 = new Proxy(env.DB, {
+/** Every statement the product code prepares on `target` (`env.DB` or the address database), with its parameters. */
+function recording(target: D1Database = env.DB) {
+  const statements: { sql: string; params: unknown[]; on: D1Database }[] = [];
+  const d1 = new Proxy(target, {
     get(target, property) {
       if (property === "prepare")
         return (sql: string) => {
-          const entry = { sql, params: [] as unknown[] };
+          const entry = { sql, params: [] as unknown[], on: target };
           statements.push(entry);
           const prepared = target.prepare(sql);
           return new Proxy(prepared, {
@@ -160,10 +161,11 @@ function recording() {
 const REFERENCE = /\b(address_postcodes|address_streets|address_premises|autocomplete_tokens|register_entities)\b/;
 
 /** The query plan's lines of each recorded statement that reads a reference table. */
-async function plans(statements: { sql: string; params: unknown[] }[]) {
+async function plans(statements: { sql: string; params: unknown[]; on: D1Database }[]) {
   const out: { sql: string; plan: string[] }[] = [];
-  for (const { sql, params } of statements.filter((s) => REFERENCE.test(s.sql))) {
-    const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`)
+  for (const { sql, params, on } of statements.filter((s) => REFERENCE.test(s.sql))) {
+    const { results } = await on
+      .prepare(`EXPLAIN QUERY PLAN ${sql}`)
       .bind(...params)
       .all<{ detail: string }>();
     out.push({ sql, plan: results.map((r) => r.detail) });
@@ -173,12 +175,17 @@ async function plans(statements: { sql: string; params: unknown[] }[]) {
 
 describe("every read of a reference table seeks its key", () => {
   it("lookups, listings and the autocomplete read a (dataset, generation) range of the address keys", async () => {
-    const { d1, orm, statements } = recording();
-    await findPostcodes(orm, [{ country: "GB", postcode: "M1 1AA" }]);
-    await findStreets(orm, "GB", ["M1 1AA"], ["oxford road"]);
-    await listStreets(orm, { country: "GB", postcode: "M1 1AA", datasetNames: ["uk-os-open-names"], limit: 5 });
-    await findPremises(orm, "FR", ["fr-ban"], [{ postcode: "75001", keys: ["rue de rivoli"], number: "1" }]);
-    await readHits(d1, "FR", parseQuery("12 rue de riv"));
+    const { d1, orm, statements } = recording(env.REFERENCE_ADDRESS);
+    const data = { db: orm, generations: new Map([["uk-os-open-names", 2]]) };
+    await findPostcodes(data, [{ country: "GB", postcode: "M1 1AA" }]);
+    await findStreets(data, "GB", ["M1 1AA"], ["oxford road"]);
+    await listStreets(data, { country: "GB", postcode: "M1 1AA", datasetNames: ["uk-os-open-names"], limit: 5 });
+    await findPremises(data, "FR", ["fr-ban"], [{ postcode: "75001", keys: ["rue de rivoli"], number: "1" }]);
+    const installed = new Map([
+      ["fr-postcodes", 0],
+      ["fr-ban", 3],
+    ]);
+    await readHits(d1, { country: "FR", query: parseQuery("12 rue de riv"), installed });
     const planned = await plans(statements);
     expect(planned).toHaveLength(5);
     for (const { sql, plan } of planned) {
@@ -210,12 +217,13 @@ describe("every read of a reference table seeks its key", () => {
 
   it("the sweeps and removals pick rows by key, within the dataset's range", async () => {
     const { d1, orm, statements } = recording();
+    const address = recording(env.REFERENCE_ADDRESS);
     const ban = addressRefreshable.find((d) => d.name === "fr-ban")!;
-    await ban.table.sweep(d1, 1_000);
-    await entityRefreshable.find((d) => d.name === "gleif-lei")!.table.sweep(d1, 1_000);
-    await removeDataset(orm, "uk-os-open-names", 1_000);
+    await ban.table.sweep(d1, 1_000, address.d1);
+    await entityRefreshable.find((d) => d.name === "gleif-lei")!.table.sweep(d1, 1_000, d1);
+    await removeDataset({ ...env, REFERENCE_ADDRESS: address.d1 }, "uk-os-open-names", 1_000);
     await removeRegister(orm, "uk-companies-house", 1_000);
-    const planned = await plans(statements);
+    const planned = await plans([...statements, ...address.statements]);
     expect(planned.length).toBeGreaterThanOrEqual(10);
     for (const { sql, plan } of planned) {
       expect(
@@ -231,20 +239,13 @@ describe("the autocomplete's candidates are those of one range over every datase
   // Two datasets of one country, more candidates than a read keeps (200), interleaved in token order, some in a
   // generation answers do not read and some without the query's other word.
   beforeAll(async () => {
-    const now = Date.now();
-    const statements = [
-      env.DB.prepare(
-        "INSERT INTO datasets (name, version, records, loaded_at) VALUES ('uk-onspd', 'v', 1, ?1), " +
-          "('uk-os-open-names', 'v', 1, ?1)",
-      ).bind(now),
-      env.DB.prepare("INSERT INTO dataset_generations (name, active) VALUES ('uk-os-open-names', 2)"),
-    ];
+    const statements: D1PreparedStatement[] = [];
     for (let i = 0; i < 420; i++) {
       const dataset = i % 3 === 0 ? "uk-onspd" : "uk-os-open-names";
       const generation = dataset === "uk-onspd" ? 0 : i % 7 === 0 ? 1 : 2;
       const kind = i % 2 ? "street" : "postcode";
       statements.push(
-        env.DB.prepare(
+        env.REFERENCE_ADDRESS.prepare(
           `INSERT INTO autocomplete_tokens (country, token, kind, postcode, label, dataset, generation, street_key,
              locality, region, search) VALUES ('GB', ?1, ?2, ?3, ?4, ?5, ?6, ?7, NULL, NULL, ?8)`,
         ).bind(
@@ -259,23 +260,27 @@ describe("the autocomplete's candidates are those of one range over every datase
         ),
       );
     }
-    await env.DB.batch(statements);
+    await env.REFERENCE_ADDRESS.batch(statements);
   });
 
   it("reads the same candidates in the same order as the range the key led by the country gave", async () => {
     const query = parseQuery("lane mill0");
     // The read before migration 0033: one range of (country, token), in that key's order.
-    const { results: expected } = await env.DB.prepare(
+    const { results: expected } = await env.REFERENCE_ADDRESS.prepare(
       `SELECT t.kind, t.postcode, t.label, t.street_key, t.locality, t.region, t.dataset, 0 AS premise
        FROM autocomplete_tokens t WHERE t.country = 'GB' AND t.token >= 'MILL0' AND t.token < ?1
-         AND t.generation = coalesce((SELECT active FROM dataset_generations WHERE name = t.dataset), 0)
-         AND t.dataset IN (SELECT name FROM datasets) AND (' ' || t.search) LIKE '% LANE%'
+         AND (t.dataset, t.generation) IN (VALUES ('uk-onspd', 0), ('uk-os-open-names', 2))
+         AND (' ' || t.search) LIKE '% LANE%'
        ORDER BY t.country, t.token, t.kind, t.postcode, t.label, t.dataset, t.generation LIMIT 200`,
     )
       .bind("MILL0\u{10FFFF}")
       .all();
     expect(expected).toHaveLength(200);
     expect(new Set(expected.map((r) => r.dataset))).toEqual(new Set(["uk-onspd", "uk-os-open-names"]));
-    expect(await readHits(env.DB, "GB", query)).toEqual(expected);
+    const installed = new Map([
+      ["uk-onspd", 0],
+      ["uk-os-open-names", 2],
+    ]);
+    expect(await readHits(env.REFERENCE_ADDRESS, { country: "GB", query, installed })).toEqual(expected);
   });
 });

@@ -1,3 +1,4 @@
+import { databaseOf } from "../../db/reference";
 import { checkAndActivate } from "./activate";
 import { enqueue } from "./handover";
 import { parseRecords, wholeRecordBytes } from "./records";
@@ -87,16 +88,20 @@ export async function importPhase(env: Env, dataset: RefreshableDataset, row: Re
         };
     const nextText = JSON.stringify(next);
     const per = dataset.rowsPerStep ?? 2_000;
+    const rowsDb = databaseOf(env, dataset.family ?? "main");
     const writes: D1PreparedStatement[] = [];
     for (let i = 0; i < rows.length; i += per)
-      writes.push(...dataset.table.insert(env.DB, generation, rows.slice(i, i + per)));
+      writes.push(...dataset.table.insert(rowsDb, generation, rows.slice(i, i + per)));
     const moved = advance(
       env.DB,
       { name: dataset.name, run },
       { cursor: nextText, step_at: Date.now() },
       { cursor: cursorText },
     );
-    const results = await env.DB.batch([...writes, moved]);
+    // Rows in their own database are committed first: a crash before the cursor moves rewrites the same rows.
+    const apart = (dataset.family ?? "main") !== "main";
+    if (apart && writes.length) await rowsDb.batch(writes);
+    const results = await env.DB.batch(apart ? [moved] : [...writes, moved]);
     // Another delivery of this step committed first: it carries the run on, this one stops.
     if ((results[results.length - 1]?.meta.changes ?? 0) === 0) return;
     cursor = next;

@@ -1,3 +1,4 @@
+import { databaseOf } from "../../db/reference";
 import { enqueue, finishFailed } from "./handover";
 import { importPhase } from "./import-phase";
 import type { RefreshableDataset } from "./refreshable";
@@ -109,7 +110,7 @@ async function fetchPhase(env: Env, dataset: RefreshableDataset, row: RefreshRow
 }
 
 async function sweepPhase(env: Env, dataset: RefreshableDataset, _row: RefreshRow, run: string): Promise<void> {
-  const { done } = await dataset.table.sweep(env.DB, SWEEP_BUDGET_MS);
+  const { done } = await dataset.table.sweep(env.DB, SWEEP_BUDGET_MS, databaseOf(env, dataset.family ?? "main"));
   if (!done) return enqueue(env, dataset.name, run);
   await advance(
     env.DB,

@@ -12,6 +12,7 @@
  */
 
 import type { Activation, Coverage } from "../../db/coverage";
+import type { TableFamily } from "../../db/table-family";
 
 /** What a dataset covers (src/db/coverage.ts), recorded with its `datasets` row when a refresh activates it. */
 export type { Coverage };
@@ -80,15 +81,21 @@ export interface GenerationTable<Row> {
   current(db: D1Database): Promise<{ generation: number; records: number; version: string } | null>;
   /** Reserves a new generation beside the active one (any earlier unfinished one is left to `sweep`). */
   begin(db: D1Database): Promise<number>;
-  /** Statements writing `rows` into `generation`, idempotently (a retried step rewrites the same rows). */
+  /**
+   * Statements writing `rows` into `generation`, idempotently (a retried step rewrites the same rows); `db` is the
+   * database of the dataset's `family`.
+   */
   insert(db: D1Database, generation: number, rows: Row[]): D1PreparedStatement[];
   /**
    * Statements making `generation` the one answers read, listed in `datasets` at `version` with `coverage` (the
    * dataset's declared coverage: a refresh loads the publisher's whole file), run in one batch with the engine's state.
    */
   activate(db: D1Database, activation: Activation): D1PreparedStatement[];
-  /** Deletes rows of generations neither active nor being imported until done or `budgetMs` passed. */
-  sweep(db: D1Database, budgetMs: number): Promise<{ deleted: number; done: boolean }>;
+  /**
+   * Deletes rows of generations neither active nor being imported until done or `budgetMs` passed; `rows` is the
+   * database of the dataset's `family` (`db`, which holds the generations, unless the rows live apart).
+   */
+  sweep(db: D1Database, budgetMs: number, rows: D1Database): Promise<{ deleted: number; done: boolean }>;
 }
 
 /**
@@ -149,6 +156,12 @@ export interface RefreshableDataset<Row = unknown> {
   appliesTo?: string;
   /** Rows written per step (one D1 statement set, one cursor update). Default 2,000. */
   rowsPerStep?: number;
+  /**
+   * The database its rows live in (src/db/reference.ts); default `main` (`DB`). The bookkeeping (`datasets`, the
+   * generations, the run's state) is always in `DB`: rows in another database are written before the cursor that
+   * counts them, and the switch to their generation comes after the last of them.
+   */
+  family?: TableFamily;
 }
 
 /** The queue message that drives a run: one step of `name`'s run `run` (a stale or duplicate message is dropped). */

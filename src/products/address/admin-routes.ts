@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { database } from "../../db/client";
+import { databaseOf } from "../../db/reference";
 import { coverageBody } from "../../db/coverage";
 import { installDataset } from "../../db/datasets";
 import { ok } from "../../http/envelope";
@@ -11,7 +12,14 @@ import { ADDRESS_DATASET_NAMES, ADDRESS_DATASETS, isAddressDatasetName, type Add
 import { canonicalPostcode } from "./postcodes";
 import { upsertPremises } from "./premise-store";
 import { indexRows } from "./autocomplete/index-rows";
-import { installedDatasets, removeDataset, upsertPostcodes, upsertStreets } from "./store";
+import {
+  activeGeneration,
+  addressData,
+  installedDatasets,
+  removeDataset,
+  upsertPostcodes,
+  upsertStreets,
+} from "./store";
 import type { AppEnv } from "../../types";
 
 const datasetParam = pathParams(z.object({ dataset: z.string().max(64) }));
@@ -94,14 +102,16 @@ export const adminAddressDatasetRoutes = new Hono<AppEnv>()
         errors[`premises.${i}`] = [`${dataset.name} holds no house numbers of ${row.country}.`];
     });
     if (Object.keys(errors).length) throw validationFailed(errors);
-    const db = database(c.env);
+    // Rows loaded by hand go into the generation answers read (read from DB; the rows' database is their own).
+    const reference = await addressData(c.env);
     await Promise.all([
-      upsertPostcodes(db, dataset.name, postcodes),
-      upsertStreets(db, dataset.name, streets),
-      upsertPremises(db, dataset.name, premises),
+      upsertPostcodes(reference, dataset.name, postcodes),
+      upsertStreets(reference, dataset.name, streets),
+      upsertPremises(reference, dataset.name, premises),
     ]);
     // The autocomplete index of these rows, in the same generation (src/products/address/autocomplete/index-rows.ts).
-    await indexRows(c.env.DB, dataset.name, {
+    const target = { dataset: dataset.name, generation: activeGeneration(reference, dataset.name) };
+    await indexRows(databaseOf(c.env, "address"), target, {
       streets,
       postcodes,
       placesOfStreets: !dataset.holds.includes("postcodes"),
@@ -137,6 +147,6 @@ export const adminAddressDatasetRoutes = new Hono<AppEnv>()
   )
   .on("DELETE", "/address-datasets/:dataset", datasetParam, async (c) => {
     const dataset = datasetNamed(c.req.valid("param").dataset);
-    const removed = await removeDataset(database(c.env), dataset.name, REMOVE_BUDGET_MS);
+    const removed = await removeDataset(c.env, dataset.name, REMOVE_BUDGET_MS);
     return ok(c, { dataset: dataset.name, installed: false, ...removed });
   });

@@ -5,7 +5,15 @@ import type { Product, Source } from "../../engines/product";
 import { coveringDatasets } from "./reference";
 import { ADDRESS_DATASET_NAMES, isAddressDatasetName } from "./datasets";
 import { canonicalPostcode, postcodeShapeValid, referenceKey } from "./postcodes";
-import { findPostcodes, installedDatasets, listStreets, placeOf, type Installed, type StoredPostcode } from "./store";
+import {
+  addressData,
+  findPostcodes,
+  installedDatasets,
+  listStreets,
+  placeOf,
+  type Installed,
+  type StoredPostcode,
+} from "./store";
 import { installedSource } from "../../engines/sources";
 import type { PostcodeListing, StreetListing } from "./result";
 
@@ -31,14 +39,13 @@ const sourcesOf = (installed: Installed, names: string[]): Source[] =>
   [...new Set(names)].filter(isAddressDatasetName).map((dataset) => installedSource(dataset, installed.get(dataset)!));
 
 async function listPostcode(env: Env, { postcode, country }: Place): Promise<Listed<PostcodeListing>> {
-  const db = database(env);
   const canonical = canonicalPostcode(country, postcode);
   const shaped = postcodeShapeValid(country, canonical) !== false;
   const key = referenceKey(country, canonical);
-  const [installed, stored] = await Promise.all([
-    installedDatasets(db),
-    shaped ? findPostcodes(db, [{ country, postcode: key }]) : new Map<string, StoredPostcode[]>(),
-  ]);
+  const [installed, reference] = await Promise.all([installedDatasets(database(env)), addressData(env)]);
+  const stored = shaped
+    ? await findPostcodes(reference, [{ country, postcode: key }])
+    : new Map<string, StoredPostcode[]>();
   const covering = coveringDatasets(installed, country, "postcodes");
   const rows = (stored.get(placeOf(country, key)) ?? []).filter(
     (r) => isAddressDatasetName(r.dataset) && covering.includes(r.dataset),
@@ -72,14 +79,13 @@ async function listPostcode(env: Env, { postcode, country }: Place): Promise<Lis
 export const STREETS_LIMIT = 500;
 
 async function listStreetsOf(env: Env, { postcode, country }: Place): Promise<Listed<StreetListing>> {
-  const db = database(env);
   const canonical = canonicalPostcode(country, postcode);
-  const installed = await installedDatasets(db);
+  const [installed, reference] = await Promise.all([installedDatasets(database(env)), addressData(env)]);
   const covering = coveringDatasets(installed, country, "streets");
   // UK street datasets file roads by postcode district: `SW1A 2AA` lists the roads of `SW1A`.
   const filed = ["GB", "JE", "GG", "IM"].includes(country) ? canonical.split(" ")[0]! : canonical;
   const rows = covering.length
-    ? await listStreets(db, { country, postcode: filed, datasetNames: covering, limit: STREETS_LIMIT })
+    ? await listStreets(reference, { country, postcode: filed, datasetNames: covering, limit: STREETS_LIMIT })
     : [];
   const streets = [
     ...new Map(rows.slice(0, STREETS_LIMIT).map((r) => [r.street, { name: r.street, locality: r.locality }])).values(),

@@ -1,11 +1,20 @@
-import { database, type Database } from "../../db/client";
+import { database } from "../../db/client";
 import { ADDRESS_DATASETS, isAddressDatasetName } from "./datasets";
 import { answer, prepare, type Prepared } from "./answer";
 import { coveringDatasets } from "./reference";
 import { streetKey } from "./names";
 import { premisesFound, type PremiseAsk } from "./premises";
 import type { AddressInput, AddressResult } from "./result";
-import { findPostcodes, findStreets, installedDatasets, placeOf, type Installed, type StoredPostcode } from "./store";
+import {
+  addressData,
+  findPostcodes,
+  findStreets,
+  installedDatasets,
+  placeOf,
+  type AddressData,
+  type Installed,
+  type StoredPostcode,
+} from "./store";
 
 /** Countries some dataset could cover: only their postcodes are worth a read before knowing what is installed. */
 const COVERABLE = new Set(
@@ -32,7 +41,7 @@ function streetCandidates(line1: string): string[] {
  * dataset lists there (empty: none), with the postcode streets are filed under; null when no street dataset was asked.
  */
 async function streetsFound(
-  db: Database,
+  data: AddressData,
   installed: Installed,
   prepared: Prepared[],
   rows: Map<string, StoredPostcode[]>,
@@ -57,7 +66,7 @@ async function streetsFound(
   const listed = new Map(
     await Promise.all(
       [...byCountry].map(
-        async ([country, g]) => [country, await findStreets(db, country, g.postcodes, g.keys)] as const,
+        async ([country, g]) => [country, await findStreets(data, country, g.postcodes, g.keys)] as const,
       ),
     ),
   );
@@ -78,13 +87,11 @@ async function streetsFound(
  * postcode in the list are read together, then the streets of the found ones where a street dataset is installed.
  */
 export async function lookupAddresses(env: Env, inputs: AddressInput[]): Promise<AddressResult[]> {
-  const db = database(env);
   const prepared = inputs.map(prepare);
   const places = prepared.flatMap((p) => (p.place && COVERABLE.has(p.place.country) ? [p.place] : []));
-  const [installed, stored] = await Promise.all([
-    installedDatasets(db),
-    places.length ? findPostcodes(db, places) : new Map<string, StoredPostcode[]>(),
-  ]);
+  // The rows live in their own database: the generations they are read in come from `DB` first.
+  const [installed, data] = await Promise.all([installedDatasets(database(env)), addressData(env)]);
+  const stored = places.length ? await findPostcodes(data, places) : new Map<string, StoredPostcode[]>();
   const rowsOf = (p: Prepared) => {
     if (!p.place) return [];
     return (stored.get(placeOf(p.place.country, p.place.postcode)) ?? []).filter(
@@ -94,10 +101,10 @@ export async function lookupAddresses(env: Env, inputs: AddressInput[]): Promise
   const rows = new Map(
     prepared.flatMap((p) => (p.place ? [[placeOf(p.place.country, p.place.postcode), rowsOf(p)] as const] : [])),
   );
-  const streets = await streetsFound(db, installed, prepared, rows);
+  const streets = await streetsFound(data, installed, prepared, rows);
   const premiseDatasets = (country: string) => coveringDatasets(installed, country, "premises");
   const premises = await premisesFound(
-    db,
+    data,
     premiseDatasets,
     streets.map((s) => (s?.keys.length ? s : null)),
   );

@@ -1,11 +1,10 @@
 import { and, eq, inArray } from "drizzle-orm";
 import { chunks, MAX_PARAMS } from "../../db/chunks";
-import type { Database } from "../../db/client";
 import { addressPremises } from "./tables";
 import type { AddressDatasetName } from "./datasets";
 import type { PremiseRow } from "./records";
 import { streetKey } from "./names";
-import { activeGeneration, inActiveGenerations } from "./store";
+import { activeGeneration, inActiveGenerations, type AddressData } from "./store";
 
 /**
  * House numbers of the street registers in D1 (`address_premises`, one row per listed address: the BAN keeps about 26
@@ -15,20 +14,24 @@ import { activeGeneration, inActiveGenerations } from "./store";
 
 const PREMISE_COLUMNS = 6;
 
-export async function upsertPremises(db: Database, dataset: AddressDatasetName, rows: PremiseRow[]): Promise<void> {
+export async function upsertPremises(
+  data: AddressData,
+  dataset: AddressDatasetName,
+  rows: PremiseRow[],
+): Promise<void> {
   const values = rows.map((r) => ({
     country: r.country,
     postcode: r.postcode,
     streetKey: streetKey(r.street),
     number: r.number,
     dataset,
-    generation: activeGeneration(dataset),
+    generation: activeGeneration(data, dataset),
   }));
   const statements = chunks(values, Math.floor(MAX_PARAMS / PREMISE_COLUMNS)).map((part) =>
-    db.insert(addressPremises).values(part).onConflictDoNothing(),
+    data.db.insert(addressPremises).values(part).onConflictDoNothing(),
   );
   const [first, ...rest] = statements;
-  if (first) await db.batch([first, ...rest]);
+  if (first) await data.db.batch([first, ...rest]);
 }
 
 /** One address's question: is `number` listed on one of these streets (keys) of the postcode? */
@@ -40,7 +43,7 @@ export interface PremiseQuery {
 
 /** `postcode|key|number` entries of the installed `datasetNames` that answer any of these queries of one country. */
 export async function findPremises(
-  db: Database,
+  data: AddressData,
   country: string,
   datasetNames: string[],
   queries: PremiseQuery[],
@@ -52,12 +55,12 @@ export async function findPremises(
     const keys = [...new Set(part.flatMap((q) => q.keys))];
     // The dataset names are one parameter (a JSON list).
     return chunks(keys, MAX_PARAMS - 10 - postcodes.length - numbers.length).map((keyPart) =>
-      db
+      data.db
         .select({ postcode: addressPremises.postcode, key: addressPremises.streetKey, number: addressPremises.number })
         .from(addressPremises)
         .where(
           and(
-            inActiveGenerations(addressPremises, datasetNames),
+            inActiveGenerations(addressPremises, data, datasetNames),
             eq(addressPremises.country, country),
             inArray(addressPremises.postcode, postcodes),
             inArray(addressPremises.streetKey, keyPart),

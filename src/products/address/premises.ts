@@ -1,6 +1,6 @@
-import type { Database } from "../../db/client";
 import { premiseNumber } from "./file-formats";
 import { findPremises, type PremiseQuery } from "./premise-store";
+import type { AddressData } from "./store";
 
 /**
  * Premise precision (docs/address.md, "How an answer is made"): line 1's house number looked up on the street found,
@@ -27,7 +27,7 @@ export interface PremiseAsk {
  * listed on one of its found streets. An address without a number answers false: it is not located to a premise.
  */
 export async function premisesFound(
-  db: Database,
+  data: AddressData,
   datasetsOf: (country: string) => string[],
   asks: (PremiseAsk | null)[],
 ): Promise<(boolean | null)[]> {
@@ -42,7 +42,7 @@ export async function premisesFound(
   const listed = new Map(
     await Promise.all(
       [...byCountry].map(
-        async ([country, qs]) => [country, await findPremises(db, country, datasetsOf(country), qs)] as const,
+        async ([country, qs]) => [country, await findPremises(data, country, datasetsOf(country), qs)] as const,
       ),
     ),
   );

@@ -10,8 +10,9 @@ import { ADDRESS_KEYS } from "./store";
 /**
  * The address registers the scheduled refresh keeps current (src/engines/datasets/refreshable.ts): ONSPD, OS Open Names
  * and the BAN, read by their own `FileFormat.parse` (as scripts/import-address.mjs reads them), written into a new
- * generation of `address_postcodes`, `address_streets` and `address_premises` beside the one answers read
- * (`dataset_generations.active`, migrations/0020_address_generations.sql) and switched to in one batch.
+ * generation of `address_postcodes`, `address_streets` and `address_premises` (in `REFERENCE_ADDRESS`,
+ * src/db/reference.ts) beside the one answers read (`dataset_generations.active`, in `DB`) and switched to in one
+ * batch once every row is written.
  */
 export type AddressRow = { postcode: PostcodeRow } | { street: StreetRow } | { premise: PremiseRow };
 
@@ -88,19 +89,28 @@ function addressTable(name: AddressDatasetName): GenerationTable<AddressRow> {
     },
     activate: (db, activation) => activateGeneration(db, name, activation),
     // Rows of generations neither read nor being written (WITHOUT ROWID tables: rows are picked by their primary key).
-    async sweep(db, budgetMs) {
+    // The generations are in `db` (DB), the rows in `rows` (REFERENCE_ADDRESS): read before each chunk is deleted.
+    async sweep(db, budgetMs, rows) {
       const started = Date.now();
       let deleted = 0;
+      const kept = () =>
+        db
+          .prepare("SELECT coalesce(active, 0) AS active, staging FROM dataset_generations WHERE name = ?")
+          .bind(name)
+          .first<{ active: number; staging: number | null }>();
       for (const [table, key] of Object.entries(ADDRESS_KEYS)) {
-        const statement = db
-          .prepare(
-            `DELETE FROM ${table} WHERE (${key}) IN (SELECT ${key} FROM ${table} WHERE dataset = ?1
-               AND generation IS NOT coalesce((SELECT active FROM dataset_generations WHERE name = ?1), 0)
-               AND generation IS NOT (SELECT staging FROM dataset_generations WHERE name = ?1) LIMIT ?2)`,
-          )
-          .bind(name, SWEEP_CHUNK);
         for (;;) {
-          const changes = (await statement.run()).meta.changes ?? 0;
+          const generations = await kept();
+          const changes =
+            (
+              await rows
+                .prepare(
+                  `DELETE FROM ${table} WHERE (${key}) IN (SELECT ${key} FROM ${table} WHERE dataset = ?1
+                     AND generation IS NOT ?2 AND generation IS NOT ?3 LIMIT ?4)`,
+                )
+                .bind(name, generations?.active ?? 0, generations?.staging ?? null, SWEEP_CHUNK)
+                .run()
+            ).meta.changes ?? 0;
           deleted += changes;
           if (changes < SWEEP_CHUNK) break;
           if (Date.now() - started > budgetMs) return { deleted, done: false };
@@ -173,6 +183,7 @@ const refreshable = (
     format: { kind: "csv", delimiter: file.delimiter },
     reader: addressReader(name),
     table: addressTable(name),
+    family: "address",
     cadence: given.cadence,
     sanity: given.sanity,
     coverage: ADDRESS_DATASETS[name].coverage,

@@ -1,6 +1,6 @@
-import { and, eq, inArray, sql, type AnyColumn, type SQL } from "drizzle-orm";
+import { and, eq, inArray, sql, type AnyColumn } from "drizzle-orm";
 import { chunks, MAX_PARAMS } from "../../db/chunks";
-import type { Database } from "../../db/client";
+import { database, familyDatabase, type Database } from "../../db/client";
 import { readCoverage, type Coverage } from "../../db/coverage";
 import { datasets } from "../../db/schema";
 import { addressPostcodes, addressStreets } from "./tables";
@@ -10,25 +10,57 @@ import { placeKey, streetKey } from "./names";
 import { INDEX_KEY } from "./autocomplete/index-rows";
 
 /**
- * What the address product keeps in D1: postcode and street rows of the reference datasets, and which datasets are
- * installed (`datasets`). D1 binds at most 100 parameters a statement, which sizes every chunk below.
+ * What the address product keeps in D1: postcode and street rows of the reference datasets (in `REFERENCE_ADDRESS`,
+ * src/db/reference.ts), and which datasets are installed (`datasets`, in `DB`). D1 binds at most 100 parameters a
+ * statement, which sizes every chunk below.
  */
 
 /**
- * The generation answers read of the dataset a column (or value) names: its `dataset_generations` row, which a refresh
- * switches in one statement (src/products/address/refresh.ts), else 0 (rows loaded by hand before any refresh).
+ * The generation answers read of each address dataset: its `dataset_generations` row in `DB`, which a refresh switches
+ * in the batch that lists it (src/products/address/refresh.ts), else 0 (rows loaded by hand before any refresh). The
+ * rows live in `REFERENCE_ADDRESS` (src/db/reference.ts), so the generations are read first and named in the row
+ * reads.
  */
-export const activeGeneration = (dataset: SQL | string) =>
-  sql`coalesce((SELECT active FROM dataset_generations WHERE name = ${dataset}), 0)`;
+export type Generations = ReadonlyMap<string, number>;
+
+/** The address rows' database and the generation answers read of each dataset. */
+export interface AddressData {
+  db: Database;
+  generations: Generations;
+}
+
+export async function activeGenerations(db: Database): Promise<Generations> {
+  // The shared generations table (src/db/generations.ts) is declared by the entity product, so read by name here.
+  const rows = await db.all<{ name: string; active: number }>(
+    sql`SELECT name, active FROM dataset_generations WHERE name IN (SELECT value FROM json_each(${JSON.stringify(
+      ADDRESS_DATASET_NAMES,
+    )}))`,
+  );
+  const active = new Map(rows.map((r) => [r.name, r.active]));
+  return new Map(ADDRESS_DATASET_NAMES.map((name) => [name, active.get(name) ?? 0]));
+}
+
+/** Where the address rows are read and written: their database, with the generations read from `DB`. */
+export async function addressData(env: Env): Promise<AddressData> {
+  return { db: familyDatabase(env, "address"), generations: await activeGenerations(database(env)) };
+}
+
+/** The generation answers read of one dataset. */
+export const activeGeneration = (data: AddressData, dataset: string) => data.generations.get(dataset) ?? 0;
 
 /**
  * Rows of these datasets in the generation answers read of each: a row-value IN on the two columns the address tables'
- * primary keys start with (migrations/0033_reference_keys.sql), so each (dataset, generation) pair is one range of
- * the key. A generation computed from the row's own dataset (`activeGeneration` of the column) could not bound it.
+ * primary keys start with (migrations-address/0000_address.sql), so each (dataset, generation) pair is one range of
+ * the key.
  */
-export const inActiveGenerations = (table: { dataset: AnyColumn; generation: AnyColumn }, names: readonly string[]) =>
-  sql`(${table.dataset}, ${table.generation}) IN (SELECT value, coalesce((SELECT active FROM dataset_generations
-    WHERE name = value), 0) FROM json_each(${JSON.stringify(names)}))`;
+export const inActiveGenerations = (
+  table: { dataset: AnyColumn; generation: AnyColumn },
+  data: AddressData,
+  names: readonly string[],
+) =>
+  sql`(${table.dataset}, ${table.generation}) IN (SELECT value ->> 0, value ->> 1 FROM json_each(${JSON.stringify(
+    names.map((name) => [name, activeGeneration(data, name)]),
+  )}))`;
 
 export type Installed = Map<AddressDatasetName, { version: string; coverage: Coverage }>;
 
@@ -49,19 +81,19 @@ export const placeOf = (country: string, postcode: string) => `${country}|${post
 
 /** Every stored row of these (country, postcode) places, by place. */
 export async function findPostcodes(
-  db: Database,
+  data: AddressData,
   places: { country: string; postcode: string }[],
 ): Promise<Map<string, StoredPostcode[]>> {
   const byCountry = new Map<string, Set<string>>();
   for (const p of places) byCountry.set(p.country, (byCountry.get(p.country) ?? new Set()).add(p.postcode));
   const reads = [...byCountry].flatMap(([country, postcodes]) =>
     chunks([...postcodes], MAX_PARAMS - 10).map((part) =>
-      db
+      data.db
         .select()
         .from(addressPostcodes)
         .where(
           and(
-            inActiveGenerations(addressPostcodes, ADDRESS_DATASET_NAMES),
+            inActiveGenerations(addressPostcodes, data, ADDRESS_DATASET_NAMES),
             eq(addressPostcodes.country, country),
             inArray(addressPostcodes.postcode, part),
           ),
@@ -80,7 +112,7 @@ export async function findPostcodes(
 
 /** Which of these street keys a street dataset lists in these postcodes of one country: `postcode|key` entries. */
 export async function findStreets(
-  db: Database,
+  data: AddressData,
   country: string,
   postcodes: string[],
   keys: string[],
@@ -89,12 +121,12 @@ export async function findStreets(
   const keyChunks = chunks([...new Set(keys)], MAX_PARAMS - 10 - Math.min(uniquePostcodes.length, 40));
   const reads = chunks(uniquePostcodes, 40).flatMap((part) =>
     keyChunks.map((keyPart) =>
-      db
+      data.db
         .select({ postcode: addressStreets.postcode, key: addressStreets.streetKey })
         .from(addressStreets)
         .where(
           and(
-            inActiveGenerations(addressStreets, ADDRESS_DATASET_NAMES),
+            inActiveGenerations(addressStreets, data, ADDRESS_DATASET_NAMES),
             eq(addressStreets.country, country),
             inArray(addressStreets.postcode, part),
             inArray(addressStreets.streetKey, keyPart),
@@ -107,11 +139,11 @@ export async function findStreets(
 
 /** The streets listed in one postcode, by name, at most `limit` + 1 (the caller tells whether the list was cut). */
 export function listStreets(
-  db: Database,
+  data: AddressData,
   asked: { country: string; postcode: string; datasetNames: string[]; limit: number },
 ) {
   const { country, postcode, datasetNames, limit } = asked;
-  return db
+  return data.db
     .selectDistinct({
       street: addressStreets.street,
       locality: addressStreets.locality,
@@ -120,7 +152,7 @@ export function listStreets(
     .from(addressStreets)
     .where(
       and(
-        inActiveGenerations(addressStreets, datasetNames),
+        inActiveGenerations(addressStreets, data, datasetNames),
         eq(addressStreets.country, country),
         eq(addressStreets.postcode, postcode),
       ),
@@ -129,7 +161,7 @@ export function listStreets(
     .limit(limit + 1);
 }
 
-// Bound parameters per row (the generation subquery binds the dataset once more).
+// Bound parameters per row.
 const POSTCODE_COLUMNS = 13;
 const STREET_COLUMNS = 7;
 
@@ -137,12 +169,16 @@ const STREET_COLUMNS = 7;
  * Inserts or replaces postcode rows of one dataset in the generation answers read: multi-row statements under D1's
  * parameter limit, one D1 batch.
  */
-export async function upsertPostcodes(db: Database, dataset: AddressDatasetName, rows: PostcodeRow[]): Promise<void> {
+export async function upsertPostcodes(
+  data: AddressData,
+  dataset: AddressDatasetName,
+  rows: PostcodeRow[],
+): Promise<void> {
   const values = rows.map((r) => ({
     country: r.country,
     postcode: r.postcode,
     dataset,
-    generation: activeGeneration(dataset),
+    generation: activeGeneration(data, dataset),
     localityKey: r.locality ? placeKey(r.locality) : "",
     locality: r.locality,
     region: r.region,
@@ -154,7 +190,7 @@ export async function upsertPostcodes(db: Database, dataset: AddressDatasetName,
     alias: r.alias,
   }));
   const statements = chunks(values, Math.floor(MAX_PARAMS / POSTCODE_COLUMNS)).map((part) =>
-    db
+    data.db
       .insert(addressPostcodes)
       .values(part)
       .onConflictDoUpdate({
@@ -178,21 +214,21 @@ export async function upsertPostcodes(db: Database, dataset: AddressDatasetName,
       }),
   );
   const [first, ...rest] = statements;
-  if (first) await db.batch([first, ...rest]);
+  if (first) await data.db.batch([first, ...rest]);
 }
 
-export async function upsertStreets(db: Database, dataset: AddressDatasetName, rows: StreetRow[]): Promise<void> {
+export async function upsertStreets(data: AddressData, dataset: AddressDatasetName, rows: StreetRow[]): Promise<void> {
   const values = rows.map((r) => ({
     country: r.country,
     postcode: r.postcode,
     streetKey: streetKey(r.street),
     dataset,
-    generation: activeGeneration(dataset),
+    generation: activeGeneration(data, dataset),
     street: r.street,
     locality: r.locality,
   }));
   const statements = chunks(values, Math.floor(MAX_PARAMS / STREET_COLUMNS)).map((part) =>
-    db
+    data.db
       .insert(addressStreets)
       .values(part)
       .onConflictDoUpdate({
@@ -207,7 +243,7 @@ export async function upsertStreets(db: Database, dataset: AddressDatasetName, r
       }),
   );
   const [first, ...rest] = statements;
-  if (first) await db.batch([first, ...rest]);
+  if (first) await data.db.batch([first, ...rest]);
 }
 
 const DELETE_CHUNK = 20_000;
@@ -225,12 +261,13 @@ export const ADDRESS_KEYS = {
  * chunks until none are left or `budgetMs` has passed; `done` false asks the caller to repeat.
  */
 export async function removeDataset(
-  db: Database,
+  env: Env,
   dataset: AddressDatasetName,
   budgetMs: number,
 ): Promise<{ deleted: number; done: boolean }> {
   const started = Date.now();
-  await db.delete(datasets).where(eq(datasets.name, dataset));
+  await database(env).delete(datasets).where(eq(datasets.name, dataset));
+  const db = familyDatabase(env, "address");
   let deleted = 0;
   for (const table of Object.keys(ADDRESS_KEYS) as (keyof typeof ADDRESS_KEYS)[]) {
     const key = sql.raw(ADDRESS_KEYS[table]);

@@ -53,17 +53,22 @@ const statusRow = async (name: string) => {
   ).body.data.datasets;
   return rows.find((d) => d.name === name)!;
 };
+/** A count of rows in the address database (REFERENCE_ADDRESS), where a refresh writes them. */
 const count = async (sql: string, ...binds: unknown[]) =>
-  (await env.DB.prepare(sql)
+  (await env.REFERENCE_ADDRESS.prepare(sql)
     .bind(...binds)
     .first<{ n: number }>())!.n;
-/** Rows of `dataset` in `table` outside the generation answers read (the sweep leaves none). */
-const otherGenerations = (table: string, dataset: string) =>
-  count(
-    `SELECT COUNT(*) AS n FROM ${table} WHERE dataset = ?1 AND generation IS NOT coalesce((SELECT active
-      FROM dataset_generations WHERE name = ?1), 0)`,
+/** Rows of `dataset` in `table` outside the generation answers read (in DB) (the sweep leaves none). */
+const otherGenerations = async (table: string, dataset: string) => {
+  const row = await env.DB.prepare("SELECT active FROM dataset_generations WHERE name = ?")
+    .bind(dataset)
+    .first<{ active: number }>();
+  return count(
+    `SELECT COUNT(*) AS n FROM ${table} WHERE dataset = ?1 AND generation IS NOT ?2`,
     dataset,
+    row?.active ?? 0,
   );
+};
 
 async function lookup(address: unknown, country: string) {
   const acct = await createAccount({ pack: 5 });

@@ -9,18 +9,24 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync }
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, expect, it } from "vitest";
+import addressConfig from "../../../drizzle.address.config";
 import config from "../../../drizzle.config";
 
 const ROOT = resolve(import.meta.dirname, "../../..");
 const FIXTURE = join(ROOT, "test/fixtures/products/specimen");
 const work = mkdtempSync(join(tmpdir(), "specimen-migration-"));
 cpSync(join(ROOT, "migrations"), join(work, "migrations"), { recursive: true });
+cpSync(join(ROOT, "migrations-address"), join(work, "migrations-address"), { recursive: true });
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 /** `npm run db:generate -- --name <name>` with the project's schema globs (and any added), writing into the copy. */
-function generate(name: string, extraSchema: string[] = []): string {
-  const schema = [...[config.schema ?? []].flat(), ...extraSchema].map((glob) => join(ROOT, glob));
-  writeFileSync(join(work, "drizzle.json"), JSON.stringify({ dialect: config.dialect, schema, out: "./migrations" }));
+function generate(
+  name: string,
+  extraSchema: string[] = [],
+  { schema: files, out } = { ...config, out: "./migrations" },
+) {
+  const schema = [...[files ?? []].flat(), ...extraSchema].map((glob) => join(ROOT, glob));
+  writeFileSync(join(work, "drizzle.json"), JSON.stringify({ dialect: config.dialect, schema, out }));
   const kit = join(ROOT, "node_modules/.bin/drizzle-kit");
   return execFileSync(kit, ["generate", "--config", "drizzle.json", "--name", name], { cwd: work, encoding: "utf8" });
 }
@@ -31,6 +37,12 @@ it("writes nothing for the Worker's own tables: the last snapshot is current", (
   const before = sqlFiles();
   expect(generate("nothing")).toContain("No schema changes");
   expect(sqlFiles()).toEqual(before);
+}, 60_000);
+
+it("writes nothing for the address database's tables (drizzle.address.config.ts, migrations-address/)", () => {
+  const before = readdirSync(join(work, "migrations-address"));
+  expect(generate("nothing", [], { ...addressConfig, out: "./migrations-address" })).toContain("No schema changes");
+  expect(readdirSync(join(work, "migrations-address"))).toEqual(before);
 }, 60_000);
 
 it("writes the product's tables alone, as the migration the test build applies", () => {

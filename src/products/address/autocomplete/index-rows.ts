@@ -81,15 +81,17 @@ export const indexEntries = (rows: IndexedRows) => {
 
 const CHUNK = 1_000;
 
+/** The dataset and generation index rows are written in. */
+export interface IndexTarget {
+  dataset: string;
+  generation: number;
+}
+
 /**
- * The statements writing these entries' tokens in `generation` of `dataset` (null: the generation answers read, as the
- * operator import writes its rows); none for no entries.
+ * The statements writing these entries' tokens in `generation` of `dataset` (the operator import's: the generation
+ * answers read); none for no entries.
  */
-export function indexStatements(
-  db: D1Database,
-  target: { dataset: string; generation: number | null },
-  entries: readonly Entry[],
-): D1PreparedStatement[] {
+export function indexStatements(db: D1Database, target: IndexTarget, entries: readonly Entry[]): D1PreparedStatement[] {
   const statements: D1PreparedStatement[] = [];
   for (let i = 0; i < entries.length; i += CHUNK)
     statements.push(
@@ -98,7 +100,7 @@ export function indexStatements(
           `INSERT INTO autocomplete_tokens (country, token, kind, postcode, label, dataset, generation, street_key,
              locality, region, search)
            SELECT e.value ->> '$.c', t.value, e.value ->> '$.k', e.value ->> '$.p', e.value ->> '$.l', ?1,
-             coalesce(?2, (SELECT active FROM dataset_generations WHERE name = ?1), 0),
+             ?2,
              e.value ->> '$.s', e.value ->> '$.lo', e.value ->> '$.r', e.value ->> '$.q'
            FROM json_each(?3) e, json_each(e.value -> '$.t') t WHERE true ON CONFLICT DO NOTHING`,
         )
@@ -108,8 +110,8 @@ export function indexStatements(
 }
 
 /** Writes the tokens of these rows in the generation answers read (the operator import's rows loaded by hand). */
-export async function indexRows(db: D1Database, dataset: string, rows: IndexedRows): Promise<void> {
-  const statements = indexStatements(db, { dataset, generation: null }, indexEntries(rows));
+export async function indexRows(db: D1Database, target: IndexTarget, rows: IndexedRows): Promise<void> {
+  const statements = indexStatements(db, target, indexEntries(rows));
   if (statements.length) await db.batch(statements);
 }
 

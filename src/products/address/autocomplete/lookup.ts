@@ -1,7 +1,8 @@
 import { database } from "../../../db/client";
+import { databaseOf } from "../../../db/reference";
 import { installedSource, type Source } from "../../../engines/sources";
 import { ADDRESS_DATASETS } from "../datasets";
-import { installedDatasets, type Installed } from "../store";
+import { activeGenerations, installedDatasets, type Generations, type Installed } from "../store";
 import { parseQuery } from "./normalise";
 import type { AutocompleteInput, AutocompleteResult } from "./result";
 import { suggestions } from "./suggestions";
@@ -29,10 +30,20 @@ const covering = (installed: Installed, country: string): Source[] =>
     .map(([name, dataset]) => installedSource(name, dataset));
 
 /** One request's answer from the index: `not_covered` when no installed dataset covers the country. */
-async function complete(env: Env, installed: Installed, input: AutocompleteInput): Promise<AutocompleteResult> {
+async function complete(
+  env: Env,
+  { installed, generations }: { installed: Installed; generations: Generations },
+  input: AutocompleteInput,
+): Promise<AutocompleteResult> {
   const sources = covering(installed, input.country);
   if (!sources.length) return answer("not_covered");
-  const found = await suggestions(env.DB, { country: input.country, query: parseQuery(input.q), limit: input.limit });
+  // The index is read in the address database, in the generation of each installed dataset (read from `DB`).
+  const found = await suggestions(databaseOf(env, "address"), {
+    country: input.country,
+    query: parseQuery(input.q),
+    limit: input.limit,
+    installed: new Map([...installed.keys()].map((name) => [name, generations.get(name) ?? 0])),
+  });
   // Cite the datasets the suggestions came from; with none, every dataset the empty answer speaks for.
   const cited = found.datasets.size ? sources.filter((s) => found.datasets.has(s.dataset)) : sources;
   return { suggestions: found.suggestions, reason: null, sources: cited };
@@ -40,6 +51,7 @@ async function complete(env: Env, installed: Installed, input: AutocompleteInput
 
 /** Fresh answers for these requests, in order: which datasets are installed is read once. */
 export async function autocomplete(env: Env, inputs: AutocompleteInput[]): Promise<AutocompleteResult[]> {
-  const installed = await installedDatasets(database(env));
-  return Promise.all(inputs.map((input) => complete(env, installed, input)));
+  const db = database(env);
+  const [installed, generations] = await Promise.all([installedDatasets(db), activeGenerations(db)]);
+  return Promise.all(inputs.map((input) => complete(env, { installed, generations }, input)));
 }

@@ -1,4 +1,5 @@
 import { ADDRESS_DATASET_NAMES, ADDRESS_DATASETS } from "../datasets";
+import type { Generations } from "../store";
 import { fold } from "../names";
 import { drivingWord, placeKey, type Query } from "./normalise";
 
@@ -25,16 +26,15 @@ const CANDIDATES = 200;
 const TOP = "\u{10FFFF}";
 
 /**
- * One dataset's candidates (`?` + index: its name): its active generation's rows of the prefix's range, in the key's
- * order, at most CANDIDATES; none unless the dataset is installed.
+ * One dataset's candidates (`?` + index: its name, the next: its active generation): its active generation's rows of
+ * the prefix's range, in the key's order, at most CANDIDATES.
  */
-const candidatesOf = (nameParam: string, filters: string) =>
+const candidatesOf = (nameParam: string, generationParam: string, filters: string) =>
   `SELECT * FROM (SELECT t.country, t.token, t.kind, t.postcode, t.label, t.street_key, t.locality, t.region, t.dataset,
      t.generation FROM autocomplete_tokens t
    WHERE t.dataset = ${nameParam}
-     AND t.generation = (SELECT coalesce((SELECT active FROM dataset_generations WHERE name = ${nameParam}), 0))
-     AND t.country = ?1 AND t.token >= ?2 AND t.token < ?3
-     AND EXISTS (SELECT 1 FROM datasets WHERE name = ${nameParam}) ${filters}
+     AND t.generation = ${generationParam}
+     AND t.country = ?1 AND t.token >= ?2 AND t.token < ?3 ${filters}
    ORDER BY t.token, t.kind, t.postcode, t.label LIMIT ${CANDIDATES})`;
 
 /**
@@ -44,17 +44,26 @@ const candidatesOf = (nameParam: string, filters: string) =>
  * CANDIDATES, and the union cut in that order: the candidates and their order are those of one range over all
  * datasets, as read before that key.
  */
-export async function readHits(db: D1Database, country: string, query: Query): Promise<Hit[]> {
+export async function readHits(
+  db: D1Database,
+  asked: { country: string; query: Query; installed: Generations },
+): Promise<Hit[]> {
+  const { country, query, installed } = asked;
   const driving = drivingWord(query.words);
   if (!driving) return [];
   const others = query.words.filter((w) => w !== driving).slice(0, 8);
   const filters = others.map((_, i) => `AND (' ' || t.search) LIKE ?${i + 5}`).join(" ");
   // Only a dataset that covers the country holds its rows (the importers refuse others); at most two do, and D1 refuses
   // a compound SELECT of many terms (six were refused).
-  const names = ADDRESS_DATASET_NAMES.filter((name) => ADDRESS_DATASETS[name].countries.includes(country));
+  // Installed ones only (their `datasets` rows and generations are in `DB`, src/db/reference.ts).
+  const names = ADDRESS_DATASET_NAMES.filter(
+    (name) => installed.has(name) && ADDRESS_DATASETS[name].countries.includes(country),
+  );
   if (!names.length) return [];
   const first = others.length + 5;
-  const union = names.map((_, i) => candidatesOf(`?${first + i}`, filters)).join(" UNION ALL ");
+  const union = names
+    .map((_, i) => candidatesOf(`?${first + 2 * i}`, `?${first + 2 * i + 1}`, filters))
+    .join(" UNION ALL ");
   const { results } = await db
     .prepare(
       `SELECT t.kind, t.postcode, t.label, t.street_key, t.locality, t.region, t.dataset,
@@ -64,7 +73,14 @@ export async function readHits(db: D1Database, country: string, query: Query): P
        FROM (${union}) t
        ORDER BY t.token, t.kind, t.postcode, t.label, t.dataset LIMIT ${CANDIDATES}`,
     )
-    .bind(country, driving, driving + TOP, query.number, ...others.map((w) => `% ${w}%`), ...names)
+    .bind(
+      country,
+      driving,
+      driving + TOP,
+      query.number,
+      ...others.map((w) => `% ${w}%`),
+      ...names.flatMap((name) => [name, installed.get(name)!]),
+    )
     .all<Hit>();
   return results;
 }

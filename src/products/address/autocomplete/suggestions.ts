@@ -1,3 +1,4 @@
+import type { Generations } from "../store";
 import { readHits, tier, type Hit } from "./search";
 import type { Query } from "./normalise";
 import type { Suggestion } from "./result";
@@ -35,10 +36,10 @@ function shown(hit: Hit, country: string, query: Query): Suggestion {
 /** The query's suggestions, best first (search.ts `tier`; then the shorter name, then by name and postcode). */
 export async function suggestions(
   db: D1Database,
-  request: { country: string; query: Query; limit: number },
+  request: { country: string; query: Query; limit: number; installed: Generations },
 ): Promise<{ suggestions: Suggestion[]; datasets: Set<string> }> {
-  const { country, query, limit } = request;
-  const hits = await readHits(db, country, query);
+  const { country, query, limit, installed } = request;
+  const hits = await readHits(db, { country, query, installed });
   const ranked = hits
     .map((hit) => ({ hit, tier: tier(hit, query) }))
     .sort(
