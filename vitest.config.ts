@@ -57,6 +57,8 @@ const workerd = () =>
         // Settling re-checks 1 s apart, so test/products/email/settle.test.ts follows the whole chain through
         // the queue.
         RECHECK_DELAYS_S: "1,1",
+        // The old address generation is swept at once: tests have no lagging replicas to wait out.
+        DATASET_SWEEP_DELAY_S: "0",
         // The scheduled dataset refresh fetches from the publishers' stand-in (test/fixtures/publishers.ts).
         ...publisherVars(inject("publishersUrl")),
         PUBLISHERS_URL: inject("publishersUrl"),
