@@ -9,7 +9,8 @@ export type { TableFamily };
  * (migrations-address/). Everything else, the account data and the other reference data, is `DB` (migrations/), and
  * so is the bookkeeping of every dataset (`datasets`,
  * `dataset_generations`, `dataset_refresh`): a refresh writes an address generation's rows into `REFERENCE_ADDRESS`
- * and only then switches to it in `DB`, in the one batch that lists it, so answers never read a half-written one.
+ * and switches to it in `DB` (the one batch that lists it) only a replica's lag after its last rows, so answers do not
+ * read a half-written one (src/engines/datasets/handover.ts, `switchDelaySeconds`).
  */
 export function databaseOf(env: Env, family: TableFamily): D1Database {
   return family === "address" ? env.REFERENCE_ADDRESS : env.DB;

@@ -1,6 +1,6 @@
 import { standInLabel } from "../sources";
 import { earnedCoverage, standInCoverage } from "./earned";
-import { enqueue, finishFailed, removeStaged, sweepDelaySeconds } from "./handover";
+import { enqueue, finishFailed, removeStaged, switchDelaySeconds } from "./handover";
 import type { RefreshableDataset } from "./refreshable";
 import type { StagedFile } from "./stage";
 import { advance, type Cursor, type RefreshRow } from "./state";
@@ -80,5 +80,5 @@ export async function checkAndActivate(
     );
   }
   await removeStaged(env, dataset.name, run);
-  await enqueue(env, dataset.name, run, sweepDelaySeconds(env, dataset));
+  await enqueue(env, dataset.name, run, switchDelaySeconds(env, dataset));
 }

@@ -1,4 +1,4 @@
-import type { RefreshableDataset, RefreshMessage } from "./refreshable";
+import { familyOf, type RefreshableDataset, type RefreshMessage } from "./refreshable";
 import { failRun } from "./state";
 
 // How a refresh step hands over: the next step as a queue message, or the end of a failed run with its staged files.
@@ -8,14 +8,19 @@ export async function enqueue(env: Env, name: string, run: string, delaySeconds 
   await env.JOBS.send(message(name, run), delaySeconds > 0 ? { delaySeconds } : undefined);
 }
 
+const DEFAULT_REPLICA_LAG_S = 60;
+
 /**
- * Seconds between the switch to a new generation and the sweep of the old one when the rows live in another database
- * than the bookkeeping: a lagging read replica of `DB` may still name the old generation for a moment, and its rows
- * must still be there when it is read (docs/operations.md, "Capacity"). Rows beside their bookkeeping need none: one
- * replica holds both as of one instant.
+ * Seconds a step waits when rows live in another database than their bookkeeping (docs/operations.md, "Capacity"):
+ * the two databases' read replicas lag apart, so the switch to a new generation waits after its last rows are written
+ * (a replica of the rows' database may lag behind them) and the sweep of the old one waits after the switch (a replica
+ * of `DB` may still name it). Rows beside their bookkeeping need neither: one replica holds both as of one instant.
  */
-export const sweepDelaySeconds = (env: Env, dataset: RefreshableDataset): number =>
-  (dataset.family ?? "main") === "main" ? 0 : Number(env.DATASET_SWEEP_DELAY_S ?? 60);
+export function switchDelaySeconds(env: Env, dataset: RefreshableDataset): number {
+  if (familyOf(dataset) === "main") return 0;
+  const configured = Number.parseInt(env.DATASET_SWEEP_DELAY_S ?? "", 10);
+  return Number.isNaN(configured) ? DEFAULT_REPLICA_LAG_S : configured;
+}
 
 export async function finishFailed(env: Env, dataset: RefreshableDataset, run: string, error: string): Promise<void> {
   await failRun(env.DB, { name: dataset.name, run }, error, Date.now());

@@ -1,9 +1,9 @@
 import { databaseOf } from "../../db/reference";
 import { checkAndActivate } from "./activate";
-import { enqueue } from "./handover";
+import { enqueue, switchDelaySeconds } from "./handover";
 import { parseRecords, wholeRecordBytes } from "./records";
 import { readRange } from "./r2-writer";
-import type { RefreshableDataset } from "./refreshable";
+import { familyOf, type RefreshableDataset } from "./refreshable";
 import { RefreshFailure, type StagedFile } from "./stage";
 import { advance, readCursor, readFiles, type Cursor, type RefreshRow } from "./state";
 
@@ -46,6 +46,7 @@ export async function importPhase(env: Env, dataset: RefreshableDataset, row: Re
   let cursor = readCursor(row);
   const deadline = Date.now() + STEP_BUDGET_MS;
   let binary = null as { file: number; bytes: Uint8Array } | null;
+  const wroteFrom = cursor.file;
   while (cursor.file < files.length && Date.now() < deadline) {
     const file = files[cursor.file]!;
     const state = cursor.state ?? dataset.reader.begin(cursor.file, file.fileName);
@@ -88,7 +89,7 @@ export async function importPhase(env: Env, dataset: RefreshableDataset, row: Re
         };
     const nextText = JSON.stringify(next);
     const per = dataset.rowsPerStep ?? 2_000;
-    const rowsDb = databaseOf(env, dataset.family ?? "main");
+    const rowsDb = databaseOf(env, familyOf(dataset));
     const writes: D1PreparedStatement[] = [];
     for (let i = 0; i < rows.length; i += per)
       writes.push(...dataset.table.insert(rowsDb, generation, rows.slice(i, i + per)));
@@ -99,7 +100,7 @@ export async function importPhase(env: Env, dataset: RefreshableDataset, row: Re
       { cursor: cursorText },
     );
     // Rows in their own database are committed first: a crash before the cursor moves rewrites the same rows.
-    const apart = (dataset.family ?? "main") !== "main";
+    const apart = familyOf(dataset) !== "main";
     if (apart && writes.length) await rowsDb.batch(writes);
     const results = await env.DB.batch(apart ? [moved] : [...writes, moved]);
     // Another delivery of this step committed first: it carries the run on, this one stops.
@@ -108,5 +109,9 @@ export async function importPhase(env: Env, dataset: RefreshableDataset, row: Re
     cursorText = nextText;
   }
   if (cursor.file < files.length) return enqueue(env, dataset.name, run);
+  // Rows in their own database: the switch waits as long as the sweep does, so a replica of theirs that lags behind
+  // the last rows is not read through a generation DB already names (the cursor stays done; the next step switches).
+  const lag = switchDelaySeconds(env, dataset);
+  if (lag > 0 && wroteFrom < files.length) return enqueue(env, dataset.name, run, lag);
   return checkAndActivate(env, dataset, { row: { ...row, cursor: cursorText }, run, cursor, files });
 }

@@ -1,7 +1,7 @@
 import { databaseOf } from "../../db/reference";
 import { enqueue, finishFailed } from "./handover";
 import { importPhase } from "./import-phase";
-import type { RefreshableDataset } from "./refreshable";
+import { familyOf, type RefreshableDataset } from "./refreshable";
 import { sourceUrl, stageFile, RefreshFailure, type StagedFile } from "./stage";
 import { advance, claimRun, readCursor, refreshRow, START, type RefreshRow } from "./state";
 
@@ -110,7 +110,7 @@ async function fetchPhase(env: Env, dataset: RefreshableDataset, row: RefreshRow
 }
 
 async function sweepPhase(env: Env, dataset: RefreshableDataset, _row: RefreshRow, run: string): Promise<void> {
-  const { done } = await dataset.table.sweep(env.DB, SWEEP_BUDGET_MS, databaseOf(env, dataset.family ?? "main"));
+  const { done } = await dataset.table.sweep(env.DB, SWEEP_BUDGET_MS, databaseOf(env, familyOf(dataset)));
   if (!done) return enqueue(env, dataset.name, run);
   await advance(
     env.DB,

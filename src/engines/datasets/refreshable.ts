@@ -170,3 +170,6 @@ export interface RefreshMessage {
   name: string;
   run: string;
 }
+
+/** The database family a dataset's rows live in: `main` (`DB`, beside their bookkeeping) unless it names another. */
+export const familyOf = (dataset: RefreshableDataset): TableFamily => dataset.family ?? "main";
