@@ -9,7 +9,7 @@ import {
   insertUser,
   memberStatus,
   membershipOf,
-  removeMembership,
+  removeMemberWithKeys,
   type Role,
   updateMemberRole,
   userIdByEmail,
@@ -84,9 +84,8 @@ export async function inviteMember(env: Env, invitation: Invitation, now = Date.
   const userId = existing ?? newId("usr");
   if (!existing) await insertUser(db, { id: userId, email, createdAt: now });
   // Invited, not yet a member who receives mail: that waits until they accept (follow the link, sign in).
+  // A returning member's old keys were revoked at their removal (removeMembership): the invitation revives none.
   await addMemberWithRole(db, { accountId, userId, role, now, acceptedAt: null });
-  // A returning member's keys were remembered as "holder left" in this isolate; they work again at once.
-  forgetMemberKeys(accountId, userId);
   await sendInvitation(env, accountId, email, invitedBy);
   return { outcome: "invited" };
 }
@@ -101,15 +100,16 @@ async function lastOwner(db: Database, accountId: string, membership: { role: Ro
 }
 
 /**
- * Removes a member: their keys then answer KEY_ACCOUNT_MISMATCH (the key check joins the membership) and their
- * sessions in this account end. The last owner cannot be removed, so an account always has someone to manage it.
+ * Removes a member: the keys they hold on the account are revoked (401 UNAUTHENTICATED from then on, in other
+ * isolates within the key cache's 10 s; a later invitation revives none of them) and their sessions in this account
+ * end. The last owner cannot be removed, so an account always has someone to manage it.
  */
 export async function removeMember(env: Env, accountId: string, userId: string): Promise<RemoveOutcome> {
   const db = database(env);
   const membership = await membershipOf(db, accountId, userId);
   if (!membership) return "not_member";
   if (await lastOwner(db, accountId, membership)) return "last_owner";
-  await removeMembership(db, accountId, userId);
+  await removeMemberWithKeys(db, { accountId, userId, now: Date.now() });
   forgetMemberKeys(accountId, userId);
   await deleteUserSessions(db, userId, accountId);
   return "removed";
