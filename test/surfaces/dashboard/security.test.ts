@@ -122,7 +122,7 @@ describe("dashboard: members", () => {
     },
   );
 
-  it("a removed member's keys stay revoked when they are invited again, and after they accept; new keys work", async () => {
+  it("a removed member's keys stay revoked when invited again and after they accept; new keys work", async () => {
     const owner = await signedUpOwner("reinvite");
     const memberEmail = uniqueEmail("returning");
     const invite = () =>
