@@ -50,7 +50,7 @@ describe("secret keys", () => {
     expect(body.error.code).toBe("KEY_ACCOUNT_MISMATCH");
   });
 
-  it("keeps refusing a removed holder's key while they are only invited again, until they are a member again", async () => {
+  it("refuses a removed holder's key while they are only invited again, until they are a member again", async () => {
     const acct = await createAccount();
     const { key: unseen } = await admin<{ key: string }>("POST", `/accounts/${acct.accountId}/keys/secret`, {
       user_id: acct.userId,
