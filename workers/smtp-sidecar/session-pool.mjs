@@ -92,16 +92,22 @@ export function createSessionPool(limits = {}) {
   /**
    * The waiter at its MX address whose turn a freed clean session of `key` is, or -1 when it is none of `key`'s: the
    * oldest waiter first, so a domain's steady stream of probes cannot starve an earlier probe of another domain at the
-   * full address. Waiters of other domains count only when the address's cap alone holds them back (a slot freed there
-   * would let them dial), and only beyond the slots already freeing there (sessions ending), which go to them first.
+   * full address. An older waiter of another domain goes first only when it needs a slot of the address: its own
+   * sessions in use will not come to it (its domain's earlier waiters take them; a domain with none at the address
+   * has nothing else to wait for), its domain has room for one more, and the slots already freeing at the address
+   * (sessions ending) do not cover it, since those go to the oldest waiters.
    */
   const turnOf = (key) => {
     const a = address(addressOf(key));
     let freeing = a.ending;
+    /** @type {Map<string, number>} */
+    const seen = new Map();
     for (const [index, waiter] of a.waiters.entries()) {
       if (waiter.key === key) return index;
-      const own = destinations.get(waiter.key);
-      if ((own?.active ?? 0) < maxActive && --freeing < 0) return -1;
+      const ahead = (seen.get(waiter.key) ?? 0) + 1;
+      seen.set(waiter.key, ahead);
+      const inUse = destinations.get(waiter.key)?.active ?? 0;
+      if (inUse < maxActive && ahead > inUse && --freeing < 0) return -1;
     }
     return -1;
   };

@@ -226,6 +226,22 @@ describe("session pool slots", () => {
     expect(await own).toBeNull();
   });
 
+  it("hands a freed session to its own domain when the older waiter's own session in use will come to it", async () => {
+    // Ending it would only churn connections: two.test's waiter takes two.test's session when that one is done.
+    const pool = createSessionPool({ maxActive: 2, maxPerAddress: 2 });
+    expect(await pool.acquire("one.test|10.0.0.1", far())).toBeNull();
+    expect(await pool.acquire("two.test|10.0.0.1", far())).toBeNull();
+    const other = pool.acquire("two.test|10.0.0.1", far());
+    const same = pool.acquire("one.test|10.0.0.1", far());
+    const freed = stubSession();
+    pool.release("one.test|10.0.0.1", freed, { clean: true });
+    expect(await same).toBe(freed);
+    expect(freed.quits).toBe(0);
+    const second = stubSession();
+    pool.release("two.test|10.0.0.1", second, { clean: true });
+    expect(await other).toBe(second);
+  });
+
   it("hands a freed session to its own domain when the older waiter's slot is already freeing", async () => {
     const pool = createSessionPool({ maxActive: 2, maxPerAddress: 3 });
     expect(await pool.acquire("one.test|10.0.0.1", far())).toBeNull();
