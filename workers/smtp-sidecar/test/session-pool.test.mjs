@@ -71,6 +71,28 @@ describe("kept SMTP sessions", () => {
     expect(smtp.stats.sessions).toBe(10);
   });
 
+  it("gives an earlier probe of another domain the next slot at a full MX address before a busy domain", async () => {
+    // busy.test fills the address's two slots; quiet.test's probe queues first, then twelve more of busy.test. A probe
+    // takes two RCPTs (the catch-all test, then the address), 600 ms. Were the freed sessions handed on within
+    // busy.test, quiet.test would wait seven rounds, past its 2.5 s deadline; its turn comes after the first (~1.3 s).
+    const gate = Promise.withResolvers();
+    const smtp = await startSmtpServer({ rcptDelayMs: 300, rcptGate: gate.promise });
+    const sidecar = await startSidecar({ smtpPort: smtp.port, sessions: { maxActive: 2, maxPerAddress: 2 } });
+    cleanups.push(smtp.close, sidecar.close);
+    const busy = (i) => probeOf(sidecar.url, `user${i}`, "busy.test", { timeout_ms: 15_000 });
+    const first = [busy(0), busy(1)];
+    await eventually(() => sidecar.sessions().active === 2, 5_000);
+    const quiet = probeOf(sidecar.url, "early", "quiet.test", { timeout_ms: 2_500 });
+    await eventually(() => sidecar.sessions().waiting === 1, 5_000);
+    const rest = Array.from({ length: 12 }, (_, i) => busy(2 + i));
+    await eventually(() => sidecar.sessions().waiting === 13, 5_000);
+    gate.resolve();
+    expect((await quiet).body.results[0]).toMatchObject({ outcome: "accepted" });
+    const answers = await Promise.all([...first, ...rest]);
+    expect(answers.every((a) => a.body.results[0].outcome === "accepted")).toBe(true);
+    expect(smtp.stats.peakOpen).toBe(2);
+  });
+
   it("keeps a lone probe's session for the next single lookup, then ends it with QUIT", async () => {
     const { smtp, sidecar } = await setup({ idleMs: 300 }, 0);
     await probeOf(sidecar.url, "alice");
