@@ -1,6 +1,7 @@
 import { and, asc, eq, gt, isNotNull, isNull, or, sql } from "drizzle-orm";
 import type { Database } from "./client";
-import { apiKeys, memberships, users } from "./schema";
+import { revokeHolderKeys } from "./api-keys";
+import { memberships, users } from "./schema";
 
 const membership = (accountId: string, userId: string) =>
   and(eq(memberships.accountId, accountId), eq(memberships.userId, userId));
@@ -37,27 +38,18 @@ export async function removeMembership(db: Database, accountId: string, userId: 
 /**
  * Removes the user from the account and revokes, in the same batch, every key they hold there (the dashboard's
  * removal): the keys stop for good, so inviting the address again revives none of them; keys the member makes after
- * accepting are new ones. False when they were not a member (and nothing is revoked).
+ * accepting are new ones. False when they were not a member.
  */
 export async function removeMemberWithKeys(
   db: Database,
   removal: { accountId: string; userId: string; now: number },
 ): Promise<boolean> {
-  const { accountId, userId, now } = removal;
   const [, removed] = await db.batch([
+    revokeHolderKeys(db, removal),
     db
-      .update(apiKeys)
-      .set({ revokedAt: now })
-      .where(
-        and(
-          eq(apiKeys.accountId, accountId),
-          eq(apiKeys.userId, userId),
-          isNull(apiKeys.revokedAt),
-          // Only with the membership: a removal of no member revokes nothing.
-          sql`exists (select 1 from ${memberships} where ${membership(accountId, userId)})`,
-        ),
-      ),
-    db.delete(memberships).where(membership(accountId, userId)).returning({ userId: memberships.userId }),
+      .delete(memberships)
+      .where(membership(removal.accountId, removal.userId))
+      .returning({ userId: memberships.userId }),
   ]);
   return removed.length > 0;
 }

@@ -1,6 +1,7 @@
 import { forgetMemberKeys } from "../../auth/key-lookup";
 import { newId } from "../../platform/tokens";
 import { accountById } from "../../db/accounts";
+import { revokeHolderKeys } from "../../db/api-keys";
 import { type Database, database } from "../../db/client";
 import {
   acceptMembership,
@@ -84,8 +85,13 @@ export async function inviteMember(env: Env, invitation: Invitation, now = Date.
   const userId = existing ?? newId("usr");
   if (!existing) await insertUser(db, { id: userId, email, createdAt: now });
   // Invited, not yet a member who receives mail: that waits until they accept (follow the link, sign in).
-  // A returning member's old keys were revoked at their removal (removeMembership): the invitation revives none.
   await addMemberWithRole(db, { accountId, userId, role, now, acceptedAt: null });
+  // A returning member's old keys were revoked at a removal here (removeMemberWithKeys), not at the operator's; the
+  // invitation revives none of them, neither pending nor once accepted.
+  if (existing && !membership) {
+    await revokeHolderKeys(db, { accountId, userId, now });
+    forgetMemberKeys(accountId, userId);
+  }
   await sendInvitation(env, accountId, email, invitedBy);
   return { outcome: "invited" };
 }

@@ -1,6 +1,13 @@
 import { describe, expect, it, vi } from "vitest";
-import { bearer, call } from "../../helpers";
-import { Browser, createSecretKey, followLatestLink, signedUpOwner, uniqueEmail } from "../../dashboard-browser";
+import { admin, bearer, call } from "../../helpers";
+import {
+  Browser,
+  createSecretKey,
+  followLatestLink,
+  signInByMail,
+  signedUpOwner,
+  uniqueEmail,
+} from "../../dashboard-browser";
 
 // Each sign-in waits for its mail to reach the local catcher (about a second through the queue and the sidecar).
 vi.setConfig({ testTimeout: 30_000 });
@@ -153,6 +160,31 @@ describe("dashboard: members", () => {
     expect((await accountCall(await createSecretKey(returning))).status).toBe(200);
     const keys = await (await owner.browser.fetch("/dashboard/keys")).text();
     expect(keys).toContain(oldKey.slice(-4));
+  });
+
+  it("an invitation revokes the keys of someone the operator detached: accepting revives none of them", async () => {
+    const ownerEmail = uniqueEmail("operated");
+    const { id } = await admin<{ id: string }>("POST", "/accounts", { email: ownerEmail, email_verified: true });
+    await admin("POST", `/accounts/${id}/members`, { email: ownerEmail });
+    const memberEmail = uniqueEmail("detached");
+    const { user_id } = await admin<{ user_id: string }>("POST", `/accounts/${id}/members`, { email: memberEmail });
+    const { key } = await admin<{ key: string }>("POST", `/accounts/${id}/keys/secret`, {
+      user_id,
+      scopes: ["account"],
+    });
+    await admin("DELETE", `/accounts/${id}/members/${user_id}`);
+    const codeOf = async () => (await accountCall(key)).body.error?.code;
+    expect(await codeOf()).toBe("KEY_ACCOUNT_MISMATCH");
+    const owner = new Browser();
+    await signInByMail(owner, ownerEmail);
+    const invited = await owner.submit("/dashboard/members", "/dashboard/members", {
+      email: memberEmail,
+      role: "member",
+    });
+    expect(invited.status).toBe(200);
+    expect(await codeOf()).toBe("UNAUTHENTICATED");
+    expect((await followLatestLink(new Browser(), memberEmail)).status).toBe(303);
+    expect(await codeOf()).toBe("UNAUTHENTICATED");
   });
 
   it("the last owner cannot be removed (422)", async () => {
