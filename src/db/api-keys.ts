@@ -34,3 +34,13 @@ export function accountKey(db: Database, accountId: string, keyId: string): Prom
     .where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, accountId)))
     .get();
 }
+
+/**
+ * Revokes every key the member holds on the account (a query to await or batch): at their removal on the dashboard,
+ * and when a non-member is invited, so a key from an earlier membership never works again (docs/dashboard.md).
+ */
+export const revokeHolderKeys = (db: Database, holder: { accountId: string; userId: string; now: number }) =>
+  db
+    .update(apiKeys)
+    .set({ revokedAt: holder.now })
+    .where(and(eq(apiKeys.accountId, holder.accountId), eq(apiKeys.userId, holder.userId), isNull(apiKeys.revokedAt)));

@@ -24,6 +24,7 @@ export async function queryKeyByHash(db: Database, keyHash: string) {
       accountEmail: accounts.email,
       accountCreatedAt: accounts.createdAt,
       memberUserId: memberships.userId,
+      memberAcceptedAt: memberships.acceptedAt,
     })
     .from(apiKeys)
     .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
@@ -35,5 +36,10 @@ export async function queryKeyByHash(db: Database, keyHash: string) {
 
 export type StoredKey = NonNullable<Awaited<ReturnType<typeof queryKeyByHash>>>;
 
-/** A key whose holder has left the account (KEY_ACCOUNT_MISMATCH). Keys created without a holder never mismatch. */
-export const holderLeft = (key: StoredKey) => key.userId !== null && key.memberUserId === null;
+/**
+ * A key whose holder is not an accepted member of the account (KEY_ACCOUNT_MISMATCH): they left, or were invited again
+ * and have not accepted (a pending invitation makes no keys of its own, so a key held then is from an earlier
+ * membership and must not work again before they do). Keys created without a holder never mismatch.
+ */
+export const holderLeft = (key: StoredKey) =>
+  key.userId !== null && (key.memberUserId === null || key.memberAcceptedAt === null);

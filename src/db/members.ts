@@ -1,5 +1,6 @@
 import { and, asc, eq, gt, isNotNull, isNull, or, sql } from "drizzle-orm";
 import type { Database } from "./client";
+import { revokeHolderKeys } from "./api-keys";
 import { memberships, users } from "./schema";
 
 const membership = (accountId: string, userId: string) =>
@@ -28,9 +29,28 @@ export async function insertUser(db: Database, user: { id: string; email: string
   await db.insert(users).values(user);
 }
 
-/** Removes the user from the account; false when they were not a member. */
+/** Removes the user from the account; false when they were not a member. Their keys answer KEY_ACCOUNT_MISMATCH. */
 export async function removeMembership(db: Database, accountId: string, userId: string): Promise<boolean> {
   const removed = await db.delete(memberships).where(membership(accountId, userId)).returning();
+  return removed.length > 0;
+}
+
+/**
+ * Removes the user from the account and revokes, in the same batch, every key they hold there (the dashboard's
+ * removal): the keys stop for good, so inviting the address again revives none of them; keys the member makes after
+ * accepting are new ones. False when they were not a member.
+ */
+export async function removeMemberWithKeys(
+  db: Database,
+  removal: { accountId: string; userId: string; now: number },
+): Promise<boolean> {
+  const [, removed] = await db.batch([
+    revokeHolderKeys(db, removal),
+    db
+      .delete(memberships)
+      .where(membership(removal.accountId, removal.userId))
+      .returning({ userId: memberships.userId }),
+  ]);
   return removed.length > 0;
 }
 

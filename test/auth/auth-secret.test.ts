@@ -1,3 +1,4 @@
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { admin, bearer, call, createAccount } from "../helpers";
 
@@ -47,6 +48,31 @@ describe("secret keys", () => {
     const { status, body } = await account(acct.key);
     expect(status).toBe(403);
     expect(body.error.code).toBe("KEY_ACCOUNT_MISMATCH");
+  });
+
+  it("refuses a removed holder's key while they are only invited again, until they are a member again", async () => {
+    const acct = await createAccount();
+    const { key: unseen } = await admin<{ key: string }>("POST", `/accounts/${acct.accountId}/keys/secret`, {
+      user_id: acct.userId,
+      scopes: ["account"],
+    });
+    await admin("DELETE", `/accounts/${acct.accountId}/members/${acct.userId}`);
+    expect((await account(acct.key)).body.error.code).toBe("KEY_ACCOUNT_MISMATCH");
+    // The row a dashboard invitation writes: pending (no accepted_at). A pending invitation makes no keys, so a key
+    // its holder has is from the earlier membership. `unseen` was never looked up: no cached row answers for it.
+    await env.DB.prepare(
+      "INSERT INTO memberships (account_id, user_id, role, created_at, accepted_at) VALUES (?, ?, 'member', ?, NULL)",
+    )
+      .bind(acct.accountId, acct.userId, Date.now())
+      .run();
+    const pending = await account(unseen);
+    expect([pending.status, pending.body.error.code]).toEqual([403, "KEY_ACCOUNT_MISMATCH"]);
+    // The operator adds the member back (accepted at once): the operator vouches, the keys it detached work again.
+    const user = await env.DB.prepare("SELECT email FROM users WHERE id = ?")
+      .bind(acct.userId)
+      .first<{ email: string }>();
+    await admin("POST", `/accounts/${acct.accountId}/members`, { email: user!.email });
+    expect((await account(unseen)).status).toBe(200);
   });
 
   it("checks the source allowlist (IPv4, IPv6, CIDR, IPv4-mapped IPv6) from CF-Connecting-IP", async () => {

@@ -39,7 +39,8 @@ export function createSessionPool(limits = {}) {
   /** @type {Map<string, Destination>} */
   const destinations = new Map();
   /** Slots held per MX address, and the probes waiting for one there (any domain), in arrival order. */
-  /** @type {Map<string, { active: number, waiters: Waiter[] }>} */
+  /** `ending`: its sessions whose QUIT is under way, each slot to be handed on (`wake`) once the server hung up. */
+  /** @type {Map<string, { active: number, ending: number, waiters: Waiter[] }>} */
   const addresses = new Map();
   let peak = 0;
   let peakPerAddress = 0;
@@ -51,7 +52,7 @@ export function createSessionPool(limits = {}) {
   };
   const address = (ip) => {
     let found = addresses.get(ip);
-    if (!found) addresses.set(ip, (found = { active: 0, waiters: [] }));
+    if (!found) addresses.set(ip, (found = { active: 0, ending: 0, waiters: [] }));
     return found;
   };
   const forget = (key) => {
@@ -76,12 +77,40 @@ export function createSessionPool(limits = {}) {
     forget(key);
   };
   /** Ends `session` with QUIT and frees its slot once it is gone. */
-  const end = (key, session, reset) => session.quit({ reset }).finally(() => free(key));
+  const end = (key, session, reset) => {
+    address(addressOf(key)).ending += 1;
+    return session.quit({ reset }).finally(() => {
+      address(addressOf(key)).ending -= 1;
+      free(key);
+    });
+  };
   const reusable = (session) =>
     !session.failed &&
     !session.hasPendingReplies &&
     session.transactions < maxTransactions &&
     Date.now() - session.openedAt < maxAgeMs;
+  /**
+   * The waiter at its MX address whose turn a freed clean session of `key` is, or -1 when it is none of `key`'s: the
+   * oldest waiter first, so a domain's steady stream of probes cannot starve an earlier probe of another domain at the
+   * full address. An older waiter of another domain goes first only when it needs a slot of the address: its own
+   * sessions in use will not come to it (its domain's earlier waiters take them; a domain with none at the address
+   * has nothing else to wait for), its domain has room for one more, and the slots already freeing at the address
+   * (sessions ending) do not cover it, since those go to the oldest waiters.
+   */
+  const turnOf = (key) => {
+    const a = address(addressOf(key));
+    let freeing = a.ending;
+    /** @type {Map<string, number>} */
+    const seen = new Map();
+    for (const [index, waiter] of a.waiters.entries()) {
+      if (waiter.key === key) return index;
+      const ahead = (seen.get(waiter.key) ?? 0) + 1;
+      seen.set(waiter.key, ahead);
+      const inUse = destinations.get(waiter.key)?.active ?? 0;
+      if (inUse < maxActive && ahead > inUse && --freeing < 0) return -1;
+    }
+    return -1;
+  };
   /** Hands freed room at `ip` to the waiters, in turn, whose own destination has room too. */
   function wake(ip) {
     const a = addresses.get(ip);
@@ -158,8 +187,9 @@ export function createSessionPool(limits = {}) {
 
     /**
      * Gives the slot back. `session` (reset and ready for a new transaction when `clean`) goes to a probe waiting for
-     * the destination, or is kept idle for the next one while it may still be used and no probe waits for room at the
-     * full MX address; otherwise it is ended with QUIT, its slot freed once the server has hung up.
+     * the destination unless an older probe of another domain waits for room at the MX address (`turnOf`), or is kept
+     * idle for the next one while it may still be used and no probe waits for room at the full MX address; otherwise
+     * it is ended with QUIT, its slot freed once the server has hung up (and handed to the oldest waiter, `wake`).
      * @param {string} key
      * @param {SmtpSession | null} session
      * @param {{ clean: boolean }} state
@@ -168,9 +198,9 @@ export function createSessionPool(limits = {}) {
       if (!session) return free(key);
       if (!clean || !reusable(session)) return void end(key, session, !clean);
       const a = address(addressOf(key));
-      const same = a.waiters.findIndex((waiter) => waiter.key === key);
-      if (same !== -1) {
-        const [waiter] = a.waiters.splice(same, 1);
+      const turn = turnOf(key);
+      if (turn !== -1) {
+        const [waiter] = a.waiters.splice(turn, 1);
         clearTimeout(/** @type {Waiter} */ (waiter).timer);
         return /** @type {Waiter} */ (waiter).resume(session);
       }

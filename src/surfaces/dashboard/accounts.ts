@@ -1,6 +1,7 @@
 import { forgetMemberKeys } from "../../auth/key-lookup";
 import { newId } from "../../platform/tokens";
 import { accountById } from "../../db/accounts";
+import { revokeHolderKeys } from "../../db/api-keys";
 import { type Database, database } from "../../db/client";
 import {
   acceptMembership,
@@ -9,7 +10,7 @@ import {
   insertUser,
   memberStatus,
   membershipOf,
-  removeMembership,
+  removeMemberWithKeys,
   type Role,
   updateMemberRole,
   userIdByEmail,
@@ -85,8 +86,12 @@ export async function inviteMember(env: Env, invitation: Invitation, now = Date.
   if (!existing) await insertUser(db, { id: userId, email, createdAt: now });
   // Invited, not yet a member who receives mail: that waits until they accept (follow the link, sign in).
   await addMemberWithRole(db, { accountId, userId, role, now, acceptedAt: null });
-  // A returning member's keys were remembered as "holder left" in this isolate; they work again at once.
-  forgetMemberKeys(accountId, userId);
+  // A returning member's old keys were revoked at a removal here (removeMemberWithKeys), not at the operator's; the
+  // invitation revives none of them, neither pending nor once accepted.
+  if (existing && !membership) {
+    await revokeHolderKeys(db, { accountId, userId, now });
+    forgetMemberKeys(accountId, userId);
+  }
   await sendInvitation(env, accountId, email, invitedBy);
   return { outcome: "invited" };
 }
@@ -101,15 +106,16 @@ async function lastOwner(db: Database, accountId: string, membership: { role: Ro
 }
 
 /**
- * Removes a member: their keys then answer KEY_ACCOUNT_MISMATCH (the key check joins the membership) and their
- * sessions in this account end. The last owner cannot be removed, so an account always has someone to manage it.
+ * Removes a member: the keys they hold on the account are revoked (401 UNAUTHENTICATED from then on, in other
+ * isolates within the key cache's 10 s; a later invitation revives none of them) and their sessions in this account
+ * end. The last owner cannot be removed, so an account always has someone to manage it.
  */
 export async function removeMember(env: Env, accountId: string, userId: string): Promise<RemoveOutcome> {
   const db = database(env);
   const membership = await membershipOf(db, accountId, userId);
   if (!membership) return "not_member";
   if (await lastOwner(db, accountId, membership)) return "last_owner";
-  await removeMembership(db, accountId, userId);
+  await removeMemberWithKeys(db, { accountId, userId, now: Date.now() });
   forgetMemberKeys(accountId, userId);
   await deleteUserSessions(db, userId, accountId);
   return "removed";

@@ -71,6 +71,28 @@ describe("kept SMTP sessions", () => {
     expect(smtp.stats.sessions).toBe(10);
   });
 
+  it("gives an earlier probe of another domain the next slot at a full MX address before a busy domain", async () => {
+    // busy.test fills the address's two slots; quiet.test's probe queues first, then twelve more of busy.test. A probe
+    // takes two RCPTs (the catch-all test, then the address), 600 ms. Were the freed sessions handed on within
+    // busy.test, quiet.test would wait seven rounds, past its 2.5 s deadline; its turn comes after the first (~1.3 s).
+    const gate = Promise.withResolvers();
+    const smtp = await startSmtpServer({ rcptDelayMs: 300, rcptGate: gate.promise });
+    const sidecar = await startSidecar({ smtpPort: smtp.port, sessions: { maxActive: 2, maxPerAddress: 2 } });
+    cleanups.push(smtp.close, sidecar.close);
+    const busy = (i) => probeOf(sidecar.url, `user${i}`, "busy.test", { timeout_ms: 15_000 });
+    const first = [busy(0), busy(1)];
+    await eventually(() => sidecar.sessions().active === 2, 5_000);
+    const quiet = probeOf(sidecar.url, "early", "quiet.test", { timeout_ms: 2_500 });
+    await eventually(() => sidecar.sessions().waiting === 1, 5_000);
+    const rest = Array.from({ length: 12 }, (_, i) => busy(2 + i));
+    await eventually(() => sidecar.sessions().waiting === 13, 5_000);
+    gate.resolve();
+    expect((await quiet).body.results[0]).toMatchObject({ outcome: "accepted" });
+    const answers = await Promise.all([...first, ...rest]);
+    expect(answers.every((a) => a.body.results[0].outcome === "accepted")).toBe(true);
+    expect(smtp.stats.peakOpen).toBe(2);
+  });
+
   it("keeps a lone probe's session for the next single lookup, then ends it with QUIT", async () => {
     const { smtp, sidecar } = await setup({ idleMs: 300 }, 0);
     await probeOf(sidecar.url, "alice");
@@ -189,5 +211,78 @@ describe("session pool slots", () => {
     expect(await pool.acquire("three.test|10.0.0.1", far())).toBeNull();
     expect(kept.quits).toBe(1);
     expect(pool.stats()).toMatchObject({ active: 2, idle: 0, waiting: 0 });
+  });
+
+  // A freed session at a full MX address goes to the oldest probe waiting there: a domain whose probes keep coming must
+  // not hold the address's slots while an earlier probe of another domain waits out its deadline.
+  it("ends a freed session for an older waiter of another domain instead of handing it to its own domain", async () => {
+    const pool = createSessionPool({ maxActive: 1, maxPerAddress: 2 });
+    expect(await pool.acquire("one.test|10.0.0.1", far())).toBeNull();
+    expect(await pool.acquire("two.test|10.0.0.1", far())).toBeNull();
+    const first = pool.acquire("three.test|10.0.0.1", far()).then((got) => ({ domain: "three", got }));
+    const later = pool.acquire("one.test|10.0.0.1", far()).then((got) => ({ domain: "one", got }));
+    expect(pool.stats()).toMatchObject({ active: 2, waiting: 2 });
+    const freed = stubSession();
+    pool.release("one.test|10.0.0.1", freed, { clean: true });
+    // three.test dials in the slot the QUIT frees; one.test waits on, no session of one.test is reused meanwhile.
+    expect(await Promise.race([first, later])).toEqual({ domain: "three", got: null });
+    expect(freed.quits).toBe(1);
+    expect(pool.stats()).toMatchObject({ active: 2, waiting: 1 });
+    pool.release("three.test|10.0.0.1", stubSession(), { clean: true });
+    expect(await later).toEqual({ domain: "one", got: null });
+    expect(pool.stats()).toMatchObject({ active: 2, idle: 0, waiting: 0 });
+  });
+
+  it("still hands a freed session to its own domain when older waiters wait only for their own domain", async () => {
+    const pool = createSessionPool({ maxActive: 1, maxPerAddress: 3 });
+    for (const domain of ["one", "two", "three"])
+      expect(await pool.acquire(`${domain}.test|10.0.0.1`, far())).toBeNull();
+    // two.test waits for its own session first: a slot of one.test freed at the address would not let it dial.
+    const own = pool.acquire("two.test|10.0.0.1", far());
+    const same = pool.acquire("one.test|10.0.0.1", far());
+    const freed = stubSession();
+    pool.release("one.test|10.0.0.1", freed, { clean: true });
+    expect(await same).toBe(freed);
+    expect(freed.quits).toBe(0);
+    pool.release("two.test|10.0.0.1", null, { clean: false });
+    expect(await own).toBeNull();
+  });
+
+  it("hands a freed session to its own domain when the older waiter's own session in use will come to it", async () => {
+    // Ending it would only churn connections: two.test's waiter takes two.test's session when that one is done.
+    const pool = createSessionPool({ maxActive: 2, maxPerAddress: 2 });
+    expect(await pool.acquire("one.test|10.0.0.1", far())).toBeNull();
+    expect(await pool.acquire("two.test|10.0.0.1", far())).toBeNull();
+    const other = pool.acquire("two.test|10.0.0.1", far());
+    const same = pool.acquire("one.test|10.0.0.1", far());
+    const freed = stubSession();
+    pool.release("one.test|10.0.0.1", freed, { clean: true });
+    expect(await same).toBe(freed);
+    expect(freed.quits).toBe(0);
+    const second = stubSession();
+    pool.release("two.test|10.0.0.1", second, { clean: true });
+    expect(await other).toBe(second);
+  });
+
+  it("hands a freed session to its own domain when the older waiter's slot is already freeing", async () => {
+    const pool = createSessionPool({ maxActive: 2, maxPerAddress: 3 });
+    expect(await pool.acquire("one.test|10.0.0.1", far())).toBeNull();
+    expect(await pool.acquire("one.test|10.0.0.1", far())).toBeNull();
+    expect(await pool.acquire("two.test|10.0.0.1", far())).toBeNull();
+    const other = pool.acquire("three.test|10.0.0.1", far());
+    const same = pool.acquire("one.test|10.0.0.1", far());
+    let hangUp;
+    const failed = Object.assign(stubSession(), {
+      failed: true,
+      quit: () => new Promise((resolve) => (hangUp = resolve)),
+    });
+    // two.test's broken session ends: its slot, once the server hung up, is three.test's turn.
+    pool.release("two.test|10.0.0.1", failed, { clean: true });
+    const freed = stubSession();
+    pool.release("one.test|10.0.0.1", freed, { clean: true });
+    expect(await same).toBe(freed);
+    hangUp();
+    expect(await other).toBeNull();
+    expect(pool.stats()).toMatchObject({ active: 3, waiting: 0 });
   });
 });
