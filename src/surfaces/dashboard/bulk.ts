@@ -59,14 +59,24 @@ export async function accountRuns(env: Env, accountId: string, page: number): Pr
   return { runs, total };
 }
 
+/** A run finished this recently shows on the payment's return page: the payment may have resumed and finished it. */
+const FINISHED_LATELY_MS = 10 * 60_000;
+
 /**
- * For the payment's return page: the account's recent runs (first page) that stopped for lack of credits, or are
- * going (a run the payment resumed is going again).
+ * For the payment's return page: the account's recent runs (first page) that stopped for lack of credits, are going
+ * (a run the payment resumed is going again), or finished in the last minutes (a short remainder finishes before the
+ * browser is back from the payment page).
  */
 export async function runsAfterPayment(env: Env, accountId: string) {
   const { runs } = await accountRuns(env, accountId, 1);
+  const lately = Date.now() - FINISHED_LATELY_MS;
   return runs
-    .filter((run) => run.stopped_reason === "insufficient_credits" || isGoing(run.status))
+    .filter(
+      (run) =>
+        run.stopped_reason === "insufficient_credits" ||
+        isGoing(run.status) ||
+        (run.finished_at !== null && Date.parse(run.finished_at) > lately),
+    )
     .map((run) => ({ id: run.id, number: run.number, status: run.status, stoppedReason: run.stopped_reason }));
 }
 

@@ -94,6 +94,9 @@ describe("dashboard: a bulk run stopped for credits", () => {
     expect(finished.suppressed_added).toBe(2);
     const after = await (await browser.fetch(`/dashboard/bulk/runs/${id}`)).text();
     expect(hiddenOf(after, "run-stop-credits")).toBe(true);
+    // A short remainder finishes before the browser is back from paying: the return page still names the run.
+    const back = await (await browser.fetch("/dashboard/account?purchase=done")).text();
+    expect(back).toContain(`<a href="/dashboard/bulk/runs/${id}">Run #1</a> is completed.`);
   });
 
   it("counts runs per account: each account's first run is #1, its second #2", async () => {
