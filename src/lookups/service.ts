@@ -1,6 +1,6 @@
 import type { Payer, StopReason } from "../engines/credits/credits";
 import type { LookupRequest, LookupRoute } from "../engines/lookup-declarations";
-import type { Product, WalkOptions, WalkProduct } from "../engines/product";
+import type { Defer, Product, WalkOptions, WalkProduct } from "../engines/product";
 import { walk, type WalkRun } from "../engines/walk/walk";
 import { webhookUrlProblem } from "../engines/webhooks/url-rule";
 import type { Admission } from "../limits/admission";
@@ -22,7 +22,7 @@ export interface LookupCaller {
   /** Ledger and history id of the answers (the HTTP request id, a tool call's id). */
   requestId: string;
   /** The request's `waitUntil`: settling and list writes then happen after the answer (src/engines/walk/walk.ts). */
-  defer?: (work: () => Promise<unknown>) => void;
+  defer?: Defer;
 }
 
 /**

@@ -162,7 +162,7 @@ function answeredOutcome<In, Out>(
  * claims end (docs/billing.md "Settling after the answer"). Null when the walk must settle before answering.
  */
 function deferred<In, Out>(
-  { paid, request }: WalkState<In, Out>,
+  { paid, request, credits: account }: WalkState<In, Out>,
   finishing: () => Promise<Settled | { limited: RateLimitRefusal }>,
   /** A unit hold's outcome (`answeredOutcome`): the items' credits and the pool after settling. */
   outcome: (UnitOutcome & { prepaid: number }) | null,
@@ -171,12 +171,15 @@ function deferred<In, Out>(
   if (!request.defer || request.operationId || !hold || (!paid.holdId && paid.answered.length)) return null;
   const credits = outcome?.perItem ?? paid.answered.map((a) => a.price.units);
   const charged = outcome?.charge ?? credits.reduce((sum, n) => sum + n, 0);
-  request.defer(() =>
-    finishing().catch((err) =>
-      console.error(
-        JSON.stringify({ event: "deferred_settle_failed", requestId: request.requestId, error: String(err) }),
-      ),
-    ),
+  const logged = (event: string) => (err: unknown) =>
+    console.error(JSON.stringify({ event, requestId: request.requestId, error: String(err) }));
+  const holdId = paid.holdId;
+  request.defer(
+    () => finishing().catch(logged("deferred_settle_failed")),
+    // The request ended in an error after all (its answer never reached the caller): nothing is charged or written.
+    async () => {
+      if (holdId) await account.release(holdId).catch(logged("deferred_release_failed"));
+    },
   );
   // Without a hold (refused, and every value answered from stored rows) only the list writes are left to make.
   const remaining = paid.holdId ? hold.available + hold.held - charged : hold.available;
