@@ -163,11 +163,13 @@ export async function begin<In, Out>(product: WalkProduct<In, Out>, request: Wal
     state.ctx.feedback = { keys: new Set(feedback.feedback.keys), latest: latestByKey(begun.recall.feedback) };
   keepHold(state, begun.hold);
   const found = { accountId: payer.accountId, product: product.name, found: begun.recall, keys, rekeyed: product.keys };
-  const recalled = await readRecalled(env, found).catch(async (err) => {
+  try {
+    // Reading the rows and the product's own say on a repeat (`product.repeats`) may throw: the hold is let go then.
+    applyRecalled({ env, product, options, now }, open, await readRecalled(env, found));
+  } catch (err) {
     if (state.paid.holdId) await state.credits.release(state.paid.holdId);
     throw err;
-  });
-  applyRecalled({ env, product, options, now }, open, recalled);
+  }
   return { state, first: { hold: begun.hold, asked: begun.asked } };
 }
 
