@@ -4,6 +4,7 @@ import type { Defer, Product, WalkOptions, WalkProduct } from "../engines/produc
 import { walk, type WalkRun } from "../engines/walk/walk";
 import { webhookUrlProblem } from "../engines/webhooks/url-rule";
 import type { Admission } from "../limits/admission";
+import { isPrepaid } from "./route-schemas";
 import type { Principal } from "../types";
 
 /**
@@ -234,9 +235,6 @@ async function answerOf(
     creditsUsed,
   };
 }
-
-/** A product's prepaid count (`ip_lookups_prepaid`, `autocomplete_prepaid`): units bought and not yet used. */
-export const isPrepaid = (name: string) => name.endsWith("_prepaid");
 
 const pick = (values: Record<string, unknown>, names: readonly string[]) =>
   Object.fromEntries(names.filter((name) => values[name] !== undefined).map((name) => [name, values[name]]));

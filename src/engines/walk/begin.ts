@@ -8,19 +8,20 @@ import type { First, Plan, Unique, WalkRefusal, WalkRequest, WalkState } from ".
 /** Steps 1 and 2: dedupe by key, then answer what needs no dataset (test values, malformed input). */
 export async function planList<In, Out>(product: WalkProduct<In, Out>, inputs: In[]): Promise<Plan<In, Out>> {
   const byKey = new Map<string, Unique<In, Out>>();
-  const locals: ReturnType<NonNullable<WalkProduct<In, Out>["local"]>>[] = [];
   const keyOf = inputs.map((input, index) => {
-    // The product is asked for a value's key and, for its first spelling, its local answer, together.
-    const key = product.normalize(input),
-      local = byKey.has(key) || !product.local ? null : product.local(input);
-    if (local) locals.push(local);
+    const key = product.normalize(input);
     if (!byKey.has(key)) byKey.set(key, { key, index, input, refreshed: false });
     return key;
   });
   const uniques = [...byKey.values()];
-  (await Promise.all(locals)).forEach((answer, i) => {
-    if (answer) uniques[i]!.free = { ...freeAnswer(answer.result), test: answer.test, local: true };
-  });
+  const local = product.local;
+  if (local) {
+    // Asked of each distinct value's first spelling, in the order of `uniques`: answer i is unique i's.
+    const answers = await Promise.all(uniques.map((u) => local(u.input)));
+    answers.forEach((answer, i) => {
+      if (answer) uniques[i]!.free = { ...freeAnswer(answer.result), test: answer.test, local: true };
+    });
+  }
   return { uniques, keyOf };
 }
 
