@@ -58,7 +58,10 @@ export async function recallStored<In, Out>(
   applyRecalled(scope, open, recalled, scope.waited);
 }
 
-/** What a walk reads of the account's lists: repeats always, suppressions when the call honours them. */
+/**
+ * What a walk reads of the account's lists: repeats always, suppressions when the call honours them, and with a
+ * product whose key function changed (`keys`), the rows of older versions too (re-keyed as they are read).
+ */
 export const listsWanted = <In, Out>(product: WalkProduct<In, Out>, options: WalkOptions) => ({
   repeats: true,
   suppressions: Boolean(options.honorSuppressions && product.suppressions),
