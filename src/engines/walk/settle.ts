@@ -170,14 +170,14 @@ function deferred<In, Out>(
   if (!request.defer || request.operationId || !hold || (!paid.holdId && paid.answered.length)) return null;
   const credits = outcome?.perItem ?? paid.answered.map((a) => a.price.units);
   const charged = outcome?.charge ?? credits.reduce((sum, n) => sum + n, 0);
-  const logged = (event: string) => (err: unknown) =>
+  const logged = (event: string, err: unknown) =>
     console.error(JSON.stringify({ event, requestId: request.requestId, error: String(err) }));
   const holdId = paid.holdId;
   request.defer(
-    () => finishing().catch(logged("deferred_settle_failed")),
+    () => finishing().catch((err) => logged("deferred_settle_failed", err)),
     // The request ended in an error after all (its answer never reached the caller): nothing is charged or written.
     async () => {
-      if (holdId) await account.release(holdId).catch(logged("deferred_release_failed"));
+      if (holdId) await account.release(holdId).catch((err) => logged("deferred_release_failed", err));
     },
   );
   // Without a hold (refused, and every value answered from stored rows) only the list writes are left to make.
