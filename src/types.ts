@@ -26,7 +26,18 @@ export interface AppVariables {
   /** Error code of a failed request, set by the error handler for the request log. */
   errorCode?: string;
   /** Work started once the answer is decided, under waitUntil (src/http/trace-answer.ts): settling, shared writes. */
-  deferred?: (() => Promise<unknown>)[];
+  deferred?: DeferredWork[];
+}
+
+/**
+ * Work a route deferred past its answer (a lookup's settlement and list writes). `ifFailed` replaces `work` when the
+ * request ends in an error, or `failed` is set (a tool call of the /mcp request failed): a settlement then releases its
+ * hold, so nothing is charged for an answer the caller never got.
+ */
+export interface DeferredWork {
+  work: () => Promise<unknown>;
+  ifFailed?: (() => Promise<unknown>) | undefined;
+  failed: boolean;
 }
 
 export interface AppEnv {

@@ -51,7 +51,7 @@ interface Tracer {
 
 const NOT_FOLLOWED = /^src\/(auth|limits|platform|db)\/|^src\/http\/(?!envelope)/;
 /** The lookup's own path: always counted, and where a product's or the object's stay ends. */
-const PATH = /^src\/(routes|surfaces|lookups|engines\/(walk|lists|policy)|engines\/credits\/(credits|payer)|http)\b/;
+const PATH = /^src\/(surfaces|lookups|engines\/(walk|lists|policy)|engines\/credits\/credits|http)\b/;
 
 /** The name a file's statements are counted under (null: not followed, the stay goes on). */
 function stayOf(file: string, current: string | undefined): string | null {

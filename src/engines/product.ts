@@ -12,7 +12,7 @@ import type {
  * (the walk a `WalkProduct`, bulk runs a `BulkProduct`, ...), the registry and the surfaces the whole.
  */
 
-export type { Looked, Price, ProductContext, WalkOptions } from "./product/context";
+export type { Defer, Looked, Price, ProductContext, WalkOptions } from "./product/context";
 export type { MonitorShape } from "./product/shapes";
 export type * from "./product/service-roles";
 export type { SuppressingProduct, WalkProduct } from "./product/walk-roles";

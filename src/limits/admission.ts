@@ -15,6 +15,9 @@ export interface RateLimitRefusal {
   retryAfterSeconds: number;
 }
 
+/** What a call to the account's object answered, or the rate limit that refused the request it carried. */
+export type Admitted<T> = { value: T } | { limited: RateLimitRefusal };
+
 /**
  * A request's admission by its account's object: the rate limits it counts, carried by the request's first call to
  * that object (the hold, the balance read or the account snapshot), so the request makes one round trip to it before
@@ -54,7 +57,7 @@ export class Admission {
   }
 
   /** An `enter*` answer as a value: what was asked, or the rate limit that refused it. */
-  outcome<T>(entered: Entered<T>): { value: T } | { limited: RateLimitRefusal } {
+  outcome<T>(entered: Entered<T>): Admitted<T> {
     if (!entered.admitted) {
       const message = LIMITS[entered.limit as LimitName]?.message ?? "Too many requests; retry later.";
       return { limited: { message, retryAfterSeconds: entered.retryAfterSeconds } };

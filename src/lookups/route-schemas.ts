@@ -1,7 +1,6 @@
 import { z } from "zod";
 import type { ItemMetaField, LookupMetaField, LookupRoute } from "../engines/lookup-declarations";
 import { batchMeta, lookupMeta } from "../http/meta";
-import { isPrepaid } from "./service";
 
 /** The schemas a declared route documents (REST's OpenAPI, the tools' output): built once, when routes are mounted. */
 const META_FIELDS: Record<Exclude<LookupMetaField, `${string}_prepaid`>, z.ZodType> = {
@@ -10,6 +9,9 @@ const META_FIELDS: Record<Exclude<LookupMetaField, `${string}_prepaid`>, z.ZodTy
   fair_use_billed: z.boolean(),
   settling: z.boolean().optional(),
 };
+
+/** A product's prepaid count (`ip_lookups_prepaid`, `autocomplete_prepaid`): units bought and not yet used. */
+export const isPrepaid = (name: string) => name.endsWith("_prepaid");
 
 const fields = (names: readonly string[]) =>
   Object.fromEntries(

@@ -1,9 +1,10 @@
 import type { Payer, StopReason } from "../engines/credits/credits";
 import type { LookupRequest, LookupRoute } from "../engines/lookup-declarations";
-import type { Product, WalkOptions, WalkProduct } from "../engines/product";
+import type { Defer, Product, WalkOptions, WalkProduct } from "../engines/product";
 import { walk, type WalkRun } from "../engines/walk/walk";
 import { webhookUrlProblem } from "../engines/webhooks/url-rule";
 import type { Admission } from "../limits/admission";
+import { isPrepaid } from "./route-schemas";
 import type { Principal } from "../types";
 
 /**
@@ -22,7 +23,7 @@ export interface LookupCaller {
   /** Ledger and history id of the answers (the HTTP request id, a tool call's id). */
   requestId: string;
   /** The request's `waitUntil`: settling and list writes then happen after the answer (src/engines/walk/walk.ts). */
-  defer?: (work: () => Promise<unknown>) => void;
+  defer?: Defer;
 }
 
 /**
@@ -234,9 +235,6 @@ async function answerOf(
     creditsUsed,
   };
 }
-
-/** A product's prepaid count (`ip_lookups_prepaid`, `autocomplete_prepaid`): units bought and not yet used. */
-export const isPrepaid = (name: string) => name.endsWith("_prepaid");
 
 const pick = (values: Record<string, unknown>, names: readonly string[]) =>
   Object.fromEntries(names.filter((name) => values[name] !== undefined).map((name) => [name, values[name]]));

@@ -1,11 +1,11 @@
 import type {
   AdmissionRequest,
   BeginRecall,
-  Entered as EnteredCall,
+  Entered,
   ReserveRequest,
   ReserveResult,
 } from "../../../durable-objects/account-object";
-import type { Admission, RateLimitRefusal } from "../../limits/admission";
+import type { Admission, Admitted } from "../../limits/admission";
 import type { Credits, Hold, HoldRequest, Payer } from "./types";
 
 export type {
@@ -19,9 +19,6 @@ export type {
 /** The account's credits Durable Object: the only place a balance is read or written. */
 export const accountObject = (env: Env, accountId: string) => env.ACCOUNTS.get(env.ACCOUNTS.idFromName(accountId));
 
-/** What a call to the account's object answered, or the rate limit that refused the request it carried. */
-export type Entered<T> = { value: T } | { limited: RateLimitRefusal };
-
 /**
  * The account's object as one request sees it: whichever of these the request calls first also carries its pending
  * admission (its rate limits), so admitting the request costs no round trip of its own. A refusal comes back as a
@@ -31,9 +28,9 @@ export function accountEntry(env: Env, accountId: string, admission?: Admission)
   const stub = accountObject(env, accountId);
   /** The `enter*` call while the request is not admitted yet, the plain one after. */
   async function call<T>(
-    entering: (entry: AdmissionRequest) => Promise<EnteredCall<T>>,
+    entering: (entry: AdmissionRequest) => Promise<Entered<T>>,
     plain: () => Promise<T>,
-  ): Promise<Entered<T>> {
+  ): Promise<Admitted<T>> {
     const entry = admission?.take();
     return entry ? admission!.outcome(await entering(entry)) : { value: await plain() };
   }

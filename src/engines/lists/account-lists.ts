@@ -35,20 +35,15 @@ export async function recallLists(
     product: string;
     keys: string[];
     now: number;
-    want: { repeats: boolean; suppressions: boolean };
+    /** What to read (the walk's `listsWanted`): `staleBelow` (a rekeyed product) also reads older versions' rows. */
+    want: { repeats: boolean; suppressions: boolean; staleBelow?: number };
     rekeyed?: KeyVersion;
   },
 ): Promise<Recalled> {
   const { accountId, product, keys, now, want, rekeyed } = recall;
-  const found = await listsOf(db, accountId).recallLists(product, [...new Set(keys)], recallWant(want, rekeyed), now);
+  const found = await listsOf(db, accountId).recallLists(product, [...new Set(keys)], want, now);
   return readRecalled(db, { accountId, product, found, keys, rekeyed });
 }
-
-/** What to read of the lists: with a product whose key function changed, the rows of older versions too. */
-export const recallWant = (want: { repeats: boolean; suppressions: boolean }, rekeyed?: KeyVersion) => ({
-  ...want,
-  ...(rekeyed ? { staleBelow: rekeyed.version } : {}),
-});
 
 /**
  * The object's rows for `keys` as the walk reads them: stale rows re-keyed on the way (src/engines/rekey.ts), which

@@ -1,15 +1,12 @@
 import { database, replicaReads, type Database } from "../../db/client";
 import { accountObject, type Payer } from "../credits/credits";
-import type { Product } from "../product";
+import type { Defer, Product } from "../product";
 import type { PolicyDecision, PolicyShape } from "./policy";
 import { policyStamp, readPolicy, type PolicyRow } from "./store";
 
 /** Rules read and parsed per isolate, by account and product, valid while the policy's `updated_at` is unchanged. */
 const parsed = new Map<string, { updatedAt: number; rules: unknown }>();
 const PARSED_MAX = 1000;
-
-/** An HTTP request's `waitUntil` (work after the answer); absent, the work is awaited. */
-type Defer = (work: () => Promise<unknown>) => void;
 
 /** Whose rules a read is for: the account (the payer), the product and its rules' schema, and the request's defer. */
 interface RulesRead {

@@ -9,6 +9,13 @@ import type { LatestFeedback } from "../lists/feedback-shape";
 /** A product's name: a key of the registry (src/products/registry.ts), the only place names are listed. */
 export type ProductName = string;
 
+/**
+ * Hands `work` to an HTTP request's `waitUntil`, started once its answer is decided. `ifFailed` replaces it when the
+ * request (or its tool call) ends in an error instead: a settlement that would charge for an answer never given
+ * releases its hold then (src/http/trace-answer.ts).
+ */
+export type Defer = (work: () => Promise<unknown>, ifFailed?: () => Promise<unknown>) => void;
+
 /** What a product's functions may use: bindings, the clock, and whose account the answer is for (null: nobody's). */
 export interface ProductContext {
   env: Env;
@@ -18,7 +25,7 @@ export interface ProductContext {
    * Hands over work that may finish after the answer (an HTTP request's `waitUntil`), such as sharing what a lookup
    * learnt; absent (queued work), the product awaits it.
    */
-  defer?: (work: () => Promise<unknown>) => void;
+  defer?: Defer;
   /**
    * The account's latest feedback on `keys`, read by the walk's first call (a product with `readsFeedback`), so the
    * product need not ask the account's object again for a key among them.

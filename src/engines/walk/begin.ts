@@ -8,19 +8,20 @@ import type { First, Plan, Unique, WalkRefusal, WalkRequest, WalkState } from ".
 /** Steps 1 and 2: dedupe by key, then answer what needs no dataset (test values, malformed input). */
 export async function planList<In, Out>(product: WalkProduct<In, Out>, inputs: In[]): Promise<Plan<In, Out>> {
   const byKey = new Map<string, Unique<In, Out>>();
-  const locals: ReturnType<NonNullable<WalkProduct<In, Out>["local"]>>[] = [];
   const keyOf = inputs.map((input, index) => {
-    // The product is asked for a value's key and, for its first spelling, its local answer, together.
-    const key = product.normalize(input),
-      local = byKey.has(key) || !product.local ? null : product.local(input);
-    if (local) locals.push(local);
+    const key = product.normalize(input);
     if (!byKey.has(key)) byKey.set(key, { key, index, input, refreshed: false });
     return key;
   });
   const uniques = [...byKey.values()];
-  (await Promise.all(locals)).forEach((answer, i) => {
-    if (answer) uniques[i]!.free = { ...freeAnswer(answer.result), test: answer.test, local: true };
-  });
+  const local = product.local;
+  if (local) {
+    // Asked of each distinct value's first spelling, in the order of `uniques`: answer i is unique i's.
+    const answers = await Promise.all(uniques.map((u) => local(u.input)));
+    answers.forEach((answer, i) => {
+      if (answer) uniques[i]!.free = { ...freeAnswer(answer.result), test: answer.test, local: true };
+    });
+  }
   return { uniques, keyOf };
 }
 
@@ -57,7 +58,10 @@ export async function recallStored<In, Out>(
   applyRecalled(scope, open, recalled, scope.waited);
 }
 
-/** What a walk reads of the account's lists: repeats always, suppressions when the call honours them. */
+/**
+ * What a walk reads of the account's lists: repeats always, suppressions when the call honours them, and with a
+ * product whose key function changed (`keys`), the rows of older versions too (re-keyed as they are read).
+ */
 export const listsWanted = <In, Out>(product: WalkProduct<In, Out>, options: WalkOptions) => ({
   repeats: true,
   suppressions: Boolean(options.honorSuppressions && product.suppressions),
@@ -163,11 +167,13 @@ export async function begin<In, Out>(product: WalkProduct<In, Out>, request: Wal
     state.ctx.feedback = { keys: new Set(feedback.feedback.keys), latest: latestByKey(begun.recall.feedback) };
   keepHold(state, begun.hold);
   const found = { accountId: payer.accountId, product: product.name, found: begun.recall, keys, rekeyed: product.keys };
-  const recalled = await readRecalled(env, found).catch(async (err) => {
+  try {
+    // Reading the rows and the product's own say on a repeat (`product.repeats`) may throw: the hold is let go then.
+    applyRecalled({ env, product, options, now }, open, await readRecalled(env, found));
+  } catch (err) {
     if (state.paid.holdId) await state.credits.release(state.paid.holdId);
     throw err;
-  });
-  applyRecalled({ env, product, options, now }, open, recalled);
+  }
   return { state, first: { hold: begun.hold, asked: begun.asked } };
 }
 

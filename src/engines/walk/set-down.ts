@@ -63,11 +63,11 @@ export async function settleAfterSetDown<In, Out>(state: WalkState<In, Out>): Pr
   if ("limited" in settled) return settled;
   paid.answered = [...part.answered, ...paid.answered];
   const credits = [...part.credits, ...settled.credits];
-  const built = buildItems(state, credits, null, new Set(part.answered.map((a) => a.u.key)));
-  const remembered = rememberWrite(state, built);
+  const items = buildItems(state, credits, null, new Set(part.answered.map((a) => a.u.key)));
+  const remembered = rememberWrite(state, items);
   const payer = request.payer;
   const writing = () => listsOf(request.env, payer!.accountId).writeLists(product.name, remembered, state.now);
   if (payer && !writesNothing(remembered)) await (request.defer ? request.defer(writing) : writing());
   const all: Settled = { ...settled, charged: part.charged + settled.charged, credits };
-  return { items: built.items, settled: all, suppressedNow: newlySuppressed(state) };
+  return { items, settled: all, suppressedNow: newlySuppressed(state) };
 }

@@ -4,7 +4,6 @@ import type { Settled } from "../credits/credits";
 import { listsOf } from "../lists/account-lists";
 import type { RateLimitRefusal } from "../../limits/admission";
 import { applyPolicy } from "../policy/apply";
-import type { HistoryShape } from "../product/shapes";
 import type { Paid, WalkItem, WalkRefusal, WalkRun, WalkState } from "./state";
 
 /** Step 7's outcome: the items as answered and what settling said, or the rate limit the balance read hit. */
@@ -72,22 +71,22 @@ export async function settleAndRemember<In, Out>(state: WalkState<In, Out>): Pro
   const units = paid.answered.map((a) => (request.payer ? a.price.units : 0));
   const outcome = product.unitsPerCredit > 1 ? answeredOutcome(state, units) : null;
   if (product.unitsPerCredit === 1 || outcome) {
-    const built = buildItems(state, outcome?.perItem ?? units);
-    const write = request.payer ? mergeWrites(repeatWrite(state), rememberWrite(state, built)) : null;
+    const items = buildItems(state, outcome?.perItem ?? units);
+    const write = request.payer ? mergeWrites(repeatWrite(state), rememberWrite(state, items)) : null;
     const finishing = () => settle(state, { given: write, asAnswered: outcome !== null });
     const settled = deferred(state, finishing, outcome) ?? (await finishing());
     if ("limited" in settled) return settled;
-    return { items: rerun(state, settled) ?? built.items, settled, suppressedNow: newlySuppressed(state) };
+    return { items: rerun(state, settled) ?? items, settled, suppressedNow: newlySuppressed(state) };
   }
   const settled = await settle(state, { given: request.payer ? repeatWrite(state) : null });
   if ("limited" in settled) return settled;
-  const built = buildItems(state, settled.credits);
-  const remembered = rememberWrite(state, built);
+  const items = buildItems(state, settled.credits);
+  const remembered = rememberWrite(state, items);
   const payer = request.payer;
   const writing = () => listsOf(request.env, payer!.accountId).writeLists(product.name, remembered, state.now);
   // History and suppressions follow the settlement; an HTTP request writes them after its answer.
   if (payer && !writesNothing(remembered)) await (request.defer ? request.defer(writing) : writing());
-  return { items: rerun(state, settled) ?? built.items, settled, suppressedNow: newlySuppressed(state) };
+  return { items: rerun(state, settled) ?? items, settled, suppressedNow: newlySuppressed(state) };
 }
 
 /**
@@ -95,7 +94,7 @@ export async function settleAndRemember<In, Out>(state: WalkState<In, Out>): Pro
  * first time, and the items report that; its answers are repeats now and would read as free.
  */
 const rerun = <In, Out>(state: WalkState<In, Out>, settled: Settled) =>
-  settled.firstCharges ? buildItems(state, settled.credits, settled.firstCharges).items : null;
+  settled.firstCharges ? buildItems(state, settled.credits, settled.firstCharges) : null;
 
 /** What a walk's answers used of the fair-use window and the product's counters, as its settlement counts them. */
 export function usageOf<In, Out>(answered: Paid<In, Out>["answered"]): Partial<Record<UsageCounter, number>> {
@@ -162,7 +161,7 @@ function answeredOutcome<In, Out>(
  * claims end (docs/billing.md "Settling after the answer"). Null when the walk must settle before answering.
  */
 function deferred<In, Out>(
-  { paid, request }: WalkState<In, Out>,
+  { paid, request, credits: account }: WalkState<In, Out>,
   finishing: () => Promise<Settled | { limited: RateLimitRefusal }>,
   /** A unit hold's outcome (`answeredOutcome`): the items' credits and the pool after settling. */
   outcome: (UnitOutcome & { prepaid: number }) | null,
@@ -171,12 +170,15 @@ function deferred<In, Out>(
   if (!request.defer || request.operationId || !hold || (!paid.holdId && paid.answered.length)) return null;
   const credits = outcome?.perItem ?? paid.answered.map((a) => a.price.units);
   const charged = outcome?.charge ?? credits.reduce((sum, n) => sum + n, 0);
-  request.defer(() =>
-    finishing().catch((err) =>
-      console.error(
-        JSON.stringify({ event: "deferred_settle_failed", requestId: request.requestId, error: String(err) }),
-      ),
-    ),
+  const logged = (event: string, err: unknown) =>
+    console.error(JSON.stringify({ event, requestId: request.requestId, error: String(err) }));
+  const holdId = paid.holdId;
+  request.defer(
+    () => finishing().catch((err) => logged("deferred_settle_failed", err)),
+    // The request ended in an error after all (its answer never reached the caller): nothing is charged or written.
+    async () => {
+      if (holdId) await account.release(holdId).catch((err) => logged("deferred_release_failed", err));
+    },
   );
   // Without a hold (refused, and every value answered from stored rows) only the list writes are left to make.
   const remaining = paid.holdId ? hold.available + hold.held - charged : hold.available;
@@ -193,13 +195,13 @@ export function buildItems<In, Out>(
   credits: number[],
   charged: Record<string, number> | null = null,
   settled: ReadonlySet<string> = new Set(),
-): Built<In, Out> {
+): WalkItem<In, Out>[] {
   const { product, keyOf, uniques, paid } = state;
   const inputs = state.request.inputs;
   const byKey = new Map(uniques.map((u) => [u.key, u]));
   const fresh = new Map(paid.answered.map((a, i) => [a.u.key, { price: a.price, credits: credits[i] ?? 0 }]));
   const seen = new Set<string>();
-  const built: Built<In, Out> = { items: [], rows: [] };
+  const items: WalkItem<In, Out>[] = [];
   for (let index = 0; index < inputs.length; index++) {
     if (index >= paid.stopIndex && !settled.has(keyOf[index]!)) continue;
     const u = byKey.get(keyOf[index]!)!;
@@ -207,12 +209,9 @@ export function buildItems<In, Out>(
     seen.add(u.key);
     const answered = fresh.get(u.key);
     const answer = u.free ? u.free.result : u.looked!.result;
-    // One answer serves every spelling of a key (copies, repeats, suppressions): each caller sees its own spelling,
-    // and the product reads its history row from that spelling in the same breath.
-    const data = product.asAsked ? product.asAsked(answer, inputs[index]!) : answer,
-      row = product.history?.row(data) ?? null;
-    built.rows.push(row);
-    built.items.push({
+    // One answer serves every spelling of a key (copies, repeats, suppressions): each caller sees its own spelling.
+    const data = product.asAsked ? product.asAsked(answer, inputs[index]!) : answer;
+    items.push({
       index,
       input: inputs[index]!,
       data,
@@ -228,13 +227,7 @@ export function buildItems<In, Out>(
       },
     });
   }
-  return built;
-}
-
-/** The answer's items, and beside each the history row its product reads of it (null: the product keeps none). */
-export interface Built<In, Out> {
-  items: WalkItem<In, Out>[];
-  rows: (ReturnType<HistoryShape<Out>["row"]> | null)[];
+  return items;
 }
 
 const freshAnswers = <In, Out>(paid: Paid<In, Out>) =>
@@ -257,7 +250,7 @@ export function newlySuppressed<In, Out>({ product, paid, request }: WalkState<I
 }
 
 /** What else one call learned: suppressions and history. */
-export function rememberWrite<In, Out>(state: WalkState<In, Out>, { items, rows }: Built<In, Out>): ListsWrite {
+export function rememberWrite<In, Out>(state: WalkState<In, Out>, items: WalkItem<In, Out>[]): ListsWrite {
   const { product, request, paid } = state;
   const fresh = freshAnswers(paid);
   const write: ListsWrite = { keyVersion: product.keys?.version ?? 0 };
@@ -272,10 +265,12 @@ export function rememberWrite<In, Out>(state: WalkState<In, Out>, { items, rows 
     };
     if (!request.options.honorSuppressions) write.unsuppress = verdicts.filter((v) => !v.suppress).map((v) => v.key);
   }
-  if (product.history)
-    write.history = items.flatMap((item, i) => {
-      const row = rows[i];
-      if (item.test || !row) return [];
+  const history = product.history;
+  if (history)
+    // Each item's row is read from its own spelling (`asAsked`); test values never reach history.
+    write.history = items.flatMap((item) => {
+      const row = item.test ? null : history.row(item.data);
+      if (!row) return [];
       const { credits_used: creditsUsed, cache_hit: cacheHit, suppressed } = item.meta;
       return [{ ...row, requestId: request.requestId, creditsUsed, cacheHit, suppressed }];
     });

@@ -1,7 +1,7 @@
 import type { UsageCounter } from "../../../durable-objects/account-object";
 import type { UnitHoldShape } from "../../../durable-objects/account/unit-outcome";
 import type { Credits, Hold, Payer, StopReason } from "../credits/credits";
-import type { Looked, Price, WalkProduct, ProductContext, WalkOptions } from "../product";
+import type { Defer, Looked, Price, WalkProduct, ProductContext, WalkOptions } from "../product";
 
 /** What a walk is asked: by an HTTP request, a bulk chunk, a monitor run or a re-check. */
 export interface WalkRequest<In> {
@@ -13,9 +13,10 @@ export interface WalkRequest<In> {
   operationId?: string;
   /**
    * An HTTP request's `waitUntil`: the settlement (with the list writes) is made after the answer, which reports what
-   * its hold said. Queued work passes none and awaits it before it acknowledges.
+   * its hold said (or, if the request ends in an error, releases the hold). Queued work passes none and awaits it
+   * before it acknowledges.
    */
-  defer?: (work: () => Promise<unknown>) => void;
+  defer?: Defer;
   inputs: In[];
   options: WalkOptions;
   now?: number;

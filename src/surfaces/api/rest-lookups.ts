@@ -26,7 +26,7 @@ function callerOf(c: Context<AppEnv>): LookupCaller {
     principal,
     requestId: c.var.requestId,
     ...(c.var.admission ? { admission: c.var.admission } : {}),
-    defer: deferPastAnswer.bind(null, c),
+    defer: (work, ifFailed) => deferPastAnswer(c, work, ifFailed),
   };
 }
 

@@ -61,7 +61,7 @@ export function lookupCallerOf(caller: Caller): LookupCaller {
     principal: secretPrincipal(c),
     requestId: toolCallId(caller),
     ...(c.var.admission ? { admission: c.var.admission } : {}),
-    defer: deferPastAnswer.bind(null, c),
+    defer: (work, ifFailed) => deferPastAnswer(c, work, ifFailed),
   };
 }
 

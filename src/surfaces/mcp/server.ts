@@ -2,6 +2,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ListToolsRequestSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { z } from "zod";
+import { deferredCount, failDeferredSince } from "../../http/trace-answer";
 import { fieldErrors } from "../../http/validation";
 import { admitPending } from "../../limits/admit";
 import { quote, type Quote } from "../../lookups/quote";
@@ -92,6 +93,7 @@ async function run(
   work: (args: Record<string, unknown>) => Promise<CallToolResult>,
 ): Promise<CallToolResult> {
   const requestId = caller.c.var.requestId;
+  const since = deferredCount(caller.c);
   try {
     const parsed = spec.input.safeParse(raw);
     if (!parsed.success) {
@@ -114,6 +116,8 @@ async function run(
     // Each tool reads its arguments again with its route's own schemas (refinements, transforms): they go as given.
     return await admitted(caller, await work(raw));
   } catch (err) {
+    // The call answers an error: what it deferred (a lookup's settlement) releases its hold instead of charging.
+    failDeferredSince(caller.c, since);
     if (err instanceof Refusal) return admitted(caller, failed(err.body));
     console.error(
       JSON.stringify({

@@ -105,4 +105,25 @@ describe("the paid walk over HTTP: hold, look up, settle", () => {
       available: 1,
     });
   });
+
+  it("releases the first hold when the product's own say on a repeat throws (after the hold was made)", async () => {
+    const acct = await createAccount({ pack: 2 });
+    const payer = { accountId: acct.accountId, keyId: acct.keyId, dailyCreditCap: null };
+    const value = `paid:${crypto.randomUUID()}`;
+    const asked = { env, payer, inputs: [value], options: OPTIONS };
+    expect((await walk(product, { ...asked, requestId: "req_repeat_first" })).creditsUsed).toBe(1);
+    // A product that decides per repeat is held for; its decision runs once the stored rows are read.
+    const broken = {
+      ...product,
+      repeats: () => {
+        throw new Error("the product's repeat rule broke");
+      },
+    };
+    await expect(walk(broken, { ...asked, requestId: "req_repeat_throws" })).rejects.toThrow("repeat rule broke");
+    expect(await accountObject(acct.accountId).snapshot()).toMatchObject({
+      pack_credits: 1,
+      reserved: 0,
+      available: 1,
+    });
+  });
 });

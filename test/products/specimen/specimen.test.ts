@@ -3,7 +3,7 @@
  * (test/fixtures/products/specimen/), was added by the guide's steps alone. Each surface the guide promises is asked
  * for it here, with its status, billing and envelope, so a step the surfaces stop honouring fails this file.
  */
-import { SELF } from "cloudflare:test";
+import { env, SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { SpecimenResult } from "../../fixtures/products/specimen/result";
 import { createSecretKey, signedUpOwner } from "../../dashboard-browser";
@@ -20,6 +20,7 @@ import {
 } from "../../helpers";
 import { connect } from "../../mcp-client";
 import { installRoots } from "./contract-samples";
+import { ledgerCharges } from "../../contract/helpers";
 
 beforeAll(installRoots);
 
@@ -108,6 +109,68 @@ describe("its lookups (step 1 and its declarations)", () => {
     const refused = await call("/api/v1/specimen/public", json({ key, word: "oak-y" }, foreign));
     expect([refused.status, refused.body.error?.code]).toEqual([403, "ORIGIN_NOT_ALLOWED"]);
     expect(await balance(acct)).toBe(0);
+  });
+});
+
+/**
+ * Our failure after the walk (the route's follow-up throws, FAILS_AFTER in the fixture's declarations), once the
+ * settlement was deferred past the answer: the answer is SERVER_ERROR, so the hold is released, never settled.
+ */
+describe("a failure after the lookup charges nothing (release on failure)", () => {
+  /** The account once its deferred work has run: nothing reserved, and the charges its ledger holds. */
+  async function settledState({ accountId }: { accountId: string }) {
+    const deadline = Date.now() + 5_000;
+    for (;;) {
+      const snapshot = await accountObject(accountId).snapshot();
+      if (snapshot.reserved === 0 || Date.now() > deadline) {
+        const charges = await ledgerCharges(accountId, () => true);
+        return { pack: snapshot.pack_credits, reserved: snapshot.reserved, charges: charges.rows };
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  it("POST /specimen answers 500 SERVER_ERROR with a request id; no charge row, the hold released", async () => {
+    const acct = await createAccount({ pack: 2 });
+    const failed = await check(acct.key, "oak-rest-fails-after");
+    expect([failed.status, failed.body.error?.code]).toEqual([500, "SERVER_ERROR"]);
+    expect(failed.body.error?.request_id).toMatch(/^req_/);
+    expect(failed.response.headers.get("X-Request-Id")).toBe(failed.body.error?.request_id);
+    expect(await settledState(acct)).toEqual({ pack: 2, reserved: 0, charges: 0 });
+    // Nothing of it was remembered either: the same word is answered fresh and charged once.
+    const again = await check(acct.key, "oak-rest");
+    expect([again.status, again.body.meta.credits_used, again.body.meta.cache_hit]).toEqual([200, 1, false]);
+  });
+
+  it("the check_specimen tool answers a SERVER_ERROR tool error and charges nothing", async () => {
+    const acct = await createAccount({ pack: 2 });
+    const workerFetch: typeof fetch = (input, init) => SELF.fetch(input instanceof URL ? input.href : input, init);
+    const { tool, close } = await connect(BASE, acct.key, workerFetch, { paceMs: 250 });
+    const failed = await tool("check_specimen", { word: "oak-tool-fails-after" });
+    expect([failed.isError, failed.error.code]).toEqual([true, "SERVER_ERROR"]);
+    expect(failed.error.request_id).toMatch(/^req_/);
+    // A later call of the same /mcp session still settles its own answer.
+    const answered = await tool<SpecimenResult>("check_specimen", { word: "elm-tool-after" });
+    expect([answered.isError, answered.meta.credits_used]).toEqual([false, 1]);
+    await close();
+    expect(await settledState(acct)).toEqual({ pack: 1, reserved: 0, charges: 1 });
+  });
+
+  it("the dashboard's try-it form answers SERVER_ERROR and charges the pasted key's account nothing", async () => {
+    const { browser, email } = await signedUpOwner("try-specimen-fails");
+    const owner = await env.DB.prepare("SELECT id FROM accounts WHERE email = ?").bind(email).first<{ id: string }>();
+    const acct = { accountId: owner!.id };
+    await admin("POST", `/accounts/${acct.accountId}/credits`, { bucket: "pack", amount: 2 });
+    const before = await accountObject(acct.accountId).snapshot();
+    const key = await createSecretKey(browser, { scopes: ["account", "specimen"] });
+    const ran = await browser.submit("/dashboard/try", "/dashboard/try/specimen", {
+      key,
+      body: '{"word":"oak-try-fails-after"}',
+    });
+    expect(ran.status).toBe(500);
+    expect(await ran.text()).toContain("SERVER_ERROR");
+    expect(await settledState(acct)).toEqual({ pack: before.pack_credits, reserved: 0, charges: 0 });
+    expect((await accountObject(acct.accountId).snapshot()).plan_credits).toBe(before.plan_credits);
   });
 });
 
