@@ -25,12 +25,17 @@ export const traceAnswer = (): MiddlewareHandler<AppEnv> => async (c, next) => {
   }
 };
 
-/** Defers `work` until the request's answer is decided, or `ifFailed` if it ends in an error (see `traceAnswer`). */
-export function deferPastAnswer(c: Context<AppEnv>, work: () => Promise<unknown>, ifFailed?: () => Promise<unknown>) {
-  const list = c.var.deferred ?? [];
-  if (!c.var.deferred) c.set("deferred", list);
-  list.push({ work, ifFailed, failed: false });
-}
+/**
+ * The request's `defer`, which every surface hands the lookup service: it keeps `work` until the request's answer is
+ * decided, or `ifFailed` if the request ends in an error (see `traceAnswer`).
+ */
+export const deferrerOf =
+  (c: Context<AppEnv>) =>
+  (work: () => Promise<unknown>, ifFailed?: () => Promise<unknown>): void => {
+    const list = c.var.deferred ?? [];
+    if (!c.var.deferred) c.set("deferred", list);
+    list.push({ work, ifFailed, failed: false });
+  };
 
 /** How much work the request has deferred so far: a tool call's own starts there (`failDeferredSince`). */
 export const deferredCount = (c: Context<AppEnv>) => c.var.deferred?.length ?? 0;

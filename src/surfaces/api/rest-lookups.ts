@@ -7,7 +7,7 @@ import type { Product } from "../../engines/product";
 import { browserOk, browserSchema } from "../../http/browser-answer";
 import { ok } from "../../http/envelope";
 import { describe } from "../../http/openapi";
-import { deferPastAnswer } from "../../http/trace-answer";
+import { deferrerOf } from "../../http/trace-answer";
 import { jsonBody, pathParams, queryParams } from "../../http/validation";
 import { dataSchema, metaSchema } from "../../lookups/route-schemas";
 import { type LookupCaller, runDeclared, WALK_REFUSALS } from "../../lookups/service";
@@ -26,7 +26,7 @@ function callerOf(c: Context<AppEnv>): LookupCaller {
     principal,
     requestId: c.var.requestId,
     ...(c.var.admission ? { admission: c.var.admission } : {}),
-    defer: (work, ifFailed) => deferPastAnswer(c, work, ifFailed),
+    defer: deferrerOf(c),
   };
 }
 

@@ -7,7 +7,7 @@ import { Admission, limitHit } from "../../limits/admission";
 import { scopeRefusal, type ActOutcome, type KeyAct } from "../key-act";
 import type { Scope } from "../../auth/scopes";
 import type { Defer } from "../../engines/product";
-import { deferPastAnswer } from "../../http/trace-answer";
+import { deferrerOf } from "../../http/trace-answer";
 import type { LookupCaller, SurfaceError } from "../../lookups/service";
 import type { AppEnv } from "../../types";
 import type { DashContext } from "./context";
@@ -103,6 +103,6 @@ export function lookupCallerOf(c: DashContext, request: KeyRequest): LookupCalle
   const { env, principal, admission } = request.act;
   // The dashboard's context carries the app's variables (and the session): the deferred list is the app's own.
   const app = c as unknown as Context<AppEnv>;
-  const defer: Defer = (work, ifFailed) => deferPastAnswer(app, work, ifFailed);
+  const defer: Defer = deferrerOf(app);
   return { env, principal, admission, requestId: request.requestId, defer };
 }

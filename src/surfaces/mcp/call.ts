@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { secretPrincipal } from "../../auth/principal";
 import { ERROR_STATUS, type ErrorCode } from "../../http/errors";
 import { logRequest } from "../../http/request-log";
-import { deferPastAnswer } from "../../http/trace-answer";
+import { deferrerOf } from "../../http/trace-answer";
 import type { LookupCaller } from "../../lookups/service";
 import { registeredProducts } from "../../products/registry";
 import type { ActOutcome, KeyAct } from "../key-act";
@@ -61,7 +61,7 @@ export function lookupCallerOf(caller: Caller): LookupCaller {
     principal: secretPrincipal(c),
     requestId: toolCallId(caller),
     ...(c.var.admission ? { admission: c.var.admission } : {}),
-    defer: (work, ifFailed) => deferPastAnswer(c, work, ifFailed),
+    defer: deferrerOf(c),
   };
 }
 
