@@ -20,12 +20,8 @@ import type { WalkProduct } from "./product/walk-roles";
  */
 export type LookupKind = "single" | "batch" | "browser" | "read";
 
-/**
- * Meta fields a lookup shows beyond its kind's base (single/read: credits_used, credits_remaining, cache_hit). A name
- * ending `_prepaid` reports the account's prepaid units of a product that sells several a credit (IP's
- * `ip_lookups_prepaid`, autocomplete's `autocomplete_prepaid`).
- */
-export type LookupMetaField = "suppressed" | "refreshed" | "fair_use_billed" | `${string}_prepaid` | "settling";
+/** Meta fields a lookup shows beyond its kind's base (single/read: credits_used, credits_remaining, cache_hit). */
+export type LookupMetaField = "suppressed" | "refreshed" | "fair_use_billed" | "settling";
 
 /** Per-item meta fields of a batch beyond credits_used and cache_hit. */
 export type ItemMetaField = "suppressed" | "refreshed" | "fair_use_billed";
@@ -97,6 +93,11 @@ export interface TypedLookupRoute<In, Out, J, P, Q> {
   /** Batches: schema of each item's `input`, and the item meta fields shown. */
   item?: { input: z.ZodType; meta: readonly ItemMetaField[] };
   meta?: readonly LookupMetaField[];
+  /**
+   * A product that sells several units a credit: the meta field, shown last, reporting the account's prepaid units
+   * left (IP's `ip_lookups_prepaid`, autocomplete's `autocomplete_prepaid`).
+   */
+  prepaid?: `${string}_prepaid`;
   /** Batches: counts of answers that hold, added to the meta (entity: `found`). */
   counts?: Record<string, (data: Out) => boolean>;
   /** Reads: the answer's data, or one of `errors`. */

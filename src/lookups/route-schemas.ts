@@ -3,25 +3,21 @@ import type { ItemMetaField, LookupMetaField, LookupRoute } from "../engines/loo
 import { batchMeta, lookupMeta } from "../http/meta";
 
 /** The schemas a declared route documents (REST's OpenAPI, the tools' output): built once, when routes are mounted. */
-const META_FIELDS: Record<Exclude<LookupMetaField, `${string}_prepaid`>, z.ZodType> = {
+const META_FIELDS: Record<LookupMetaField, z.ZodType> = {
   suppressed: z.boolean(),
   refreshed: z.boolean(),
   fair_use_billed: z.boolean(),
   settling: z.boolean().optional(),
 };
 
-/** A product's prepaid count (`ip_lookups_prepaid`, `autocomplete_prepaid`): units bought and not yet used. */
-export const isPrepaid = (name: string) => name.endsWith("_prepaid");
-
-const fields = (names: readonly string[]) =>
-  Object.fromEntries(
-    names.map((name) => [name, isPrepaid(name) ? z.int() : META_FIELDS[name as keyof typeof META_FIELDS]]),
-  );
+const fields = (names: readonly LookupMetaField[]) =>
+  Object.fromEntries(names.map((name) => [name, META_FIELDS[name]]));
 
 /** The `meta` schema a declared route answers with (none for the browser endpoints). */
 export function metaSchema(route: LookupRoute): z.ZodObject | null {
   if (route.kind === "browser") return null;
-  const own = fields(route.meta ?? []);
+  // A product's prepaid count (`ip_lookups_prepaid`, `autocomplete_prepaid`): units bought and not yet used.
+  const own = { ...fields(route.meta ?? []), ...(route.prepaid ? { [route.prepaid]: z.int() } : {}) };
   if (route.kind !== "batch") return lookupMeta.extend(own);
   return batchMeta.extend({
     ...own,

@@ -4,7 +4,6 @@ import type { Defer, Product, WalkOptions, WalkProduct } from "../engines/produc
 import { walk, type WalkRun } from "../engines/walk/walk";
 import { webhookUrlProblem } from "../engines/webhooks/url-rule";
 import type { Admission } from "../limits/admission";
-import { isPrepaid } from "./route-schemas";
 import type { Principal } from "../types";
 
 /**
@@ -239,15 +238,18 @@ async function answerOf(
 const pick = (values: Record<string, unknown>, names: readonly string[]) =>
   Object.fromEntries(names.filter((name) => values[name] !== undefined).map((name) => [name, values[name]]));
 
-/** The route's `*_prepaid` fields, each the walk's prepaid count (0 for a product that sells one unit a credit). */
+/** The route's own meta fields, its prepaid count last. */
+const metaFields = (route: LookupRoute) => [...(route.meta ?? []), ...(route.prepaid ? [route.prepaid] : [])];
+
+/** The route's prepaid count (`ip_lookups_prepaid`), the walk's (0 for a product that sells one unit a credit). */
 const prepaidOf = (route: LookupRoute, answer: LookupAnswer<unknown, unknown>) =>
-  Object.fromEntries((route.meta ?? []).filter(isPrepaid).map((name) => [name, answer.prepaid ?? 0]));
+  route.prepaid ? { [route.prepaid]: answer.prepaid ?? 0 } : {};
 
 /** A single lookup's or read's meta: what its one answer cost, and the fields the route declares. */
 export function singleMeta(route: LookupRoute, answer: LookupAnswer<unknown, unknown>) {
   const item = answer.items[0]!;
   const values = { ...item.meta, credits_remaining: answer.creditsRemaining, ...prepaidOf(route, answer) };
-  return pick(values, ["credits_used", "credits_remaining", "cache_hit", ...(route.meta ?? [])]);
+  return pick(values, ["credits_used", "credits_remaining", "cache_hit", ...metaFields(route)]);
 }
 
 /** A batch's meta: how far the walk got, what it cost, and the counts the route declares. */
@@ -272,7 +274,7 @@ export function batchMetaOf(route: LookupRoute, answer: LookupAnswer<unknown, un
     "credits_used",
     "credits_remaining",
     "stopped_reason",
-    ...(route.meta ?? []),
+    ...metaFields(route),
   ]);
 }
 

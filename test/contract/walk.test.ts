@@ -8,7 +8,19 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { database } from "../../src/db/client";
 import { addSuppressions } from "../../src/engines/lists/suppressions";
 import { accountRows, call, accountObject, json } from "../helpers";
-import { countRows, DAY_MS, funded, ledgerCharges, rand, setUp, spied, SUBJECTS, walkOf } from "./helpers";
+import type { Product } from "../../src/engines/product";
+import {
+  countRows,
+  DAY_MS,
+  funded,
+  ledgerCharges,
+  rand,
+  setUp,
+  spied,
+  SUBJECTS,
+  subjectsWith,
+  walkOf,
+} from "./helpers";
 
 beforeAll(() => setUp(SUBJECTS));
 
@@ -236,4 +248,24 @@ describe.each(SUBJECTS)("the paid walk: $label", ({ product, samples, registered
         expect([capped.status, capped.body.error.code]).toEqual([429, "KEY_SPEND_CAP_REACHED"]);
       });
     });
+});
+
+describe.each(subjectsWith((p) => p.asAsked))("one answer for every spelling: $label", ({ product, samples }) => {
+  it("is asked as each other spelling asked it, and not again for the input it was made for", async () => {
+    const acct = await funded(10);
+    const [a] = samples.paid(1);
+    const respelled = samples.respell(a);
+    const asked: unknown[] = [];
+    const spy: Product = {
+      ...product,
+      asAsked: (result, input) => (asked.push(input), product.asAsked!(result, input)),
+    };
+    const run = await walkOf(spy, acct.payer, [a, respelled, a]);
+    expect(run.items.map((i) => [i.meta.credits_used, i.meta.cache_hit])).toEqual([
+      [1, false],
+      [0, true],
+      [0, true],
+    ]);
+    expect(asked).toEqual([respelled]);
+  });
 });

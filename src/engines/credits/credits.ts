@@ -6,7 +6,13 @@ import type {
   ReserveResult,
 } from "../../../durable-objects/account-object";
 import type { Admission, Admitted } from "../../limits/admission";
-import type { Credits, Hold, HoldRequest, Payer } from "./types";
+import type { BeginOutcome, Credits, Hold, HoldRequest, Payer } from "./types";
+
+/**
+ * The first hold together with the account's stored rows (repeats, suppressions) of `recall.keys`: one call where
+ * `recallLists` and `hold` would be two. Only the account's object has it (nobody else keeps lists).
+ */
+type BeginCall = (request: HoldRequest, recall: BeginRecall) => Promise<BeginOutcome>;
 
 export type {
   StopReason,
@@ -94,7 +100,8 @@ function asHold(reserved: ReserveResult): Hold {
   };
 }
 
-export function accountCredits(env: Env, payer: Payer): Credits {
+/** The account's object as a paying walk sees it: `Credits`, and the walk's first call (`openCredits`). */
+function accountCredits(env: Env, payer: Payer): Credits & { begin: BeginCall } {
   const stub = accountObject(env, payer.accountId);
   const entry = accountEntry(env, payer.accountId, payer.admission);
   const claims = (product: string, items: { key: string; units: number }[] | undefined) =>
@@ -186,3 +193,12 @@ export const freeCredits: Credits = {
 
 export const creditsFor = (env: Env, payer: Payer | null): Credits =>
   payer ? accountCredits(env, payer) : freeCredits;
+
+/**
+ * A paying walk's first call to the account's object (`BeginCall`: its first hold and the values' stored rows, which
+ * carries the request's admission), and the account's client every later step of that walk uses.
+ */
+export async function openCredits(env: Env, payer: Payer, request: HoldRequest, recall: BeginRecall) {
+  const credits = accountCredits(env, payer);
+  return { credits: credits as Credits, begun: await credits.begin(request, recall) };
+}

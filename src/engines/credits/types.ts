@@ -1,10 +1,4 @@
-import type {
-  BeginRecall,
-  Begun,
-  Settlement,
-  SettleResult,
-  UsageCounter,
-} from "../../../durable-objects/account-object";
+import type { Begun, Settlement, SettleResult, UsageCounter } from "../../../durable-objects/account-object";
 import type { UnitHoldShape } from "../../../durable-objects/account/unit-outcome";
 import type { Admission, RateLimitRefusal } from "../../limits/admission";
 
@@ -89,11 +83,6 @@ export type Settled = Pick<SettleResult, "charged" | "credits" | "remaining" | "
  */
 export interface Credits {
   hold(request: HoldRequest): Promise<Hold>;
-  /**
-   * The first hold together with the account's stored rows (repeats, suppressions) of `recall.keys`: one call where
-   * `recallLists` and `hold` would be two. Only the account's object has it (nobody else keeps lists).
-   */
-  begin?(request: HoldRequest, recall: BeginRecall): Promise<BeginOutcome>;
   resize(holdId: string, request: Resize): Promise<Hold>;
   /** Waits until none of `keys` is claimed by a concurrent walk (or `timeoutMs` passed). */
   awaitClaims(product: string, keys: string[], timeoutMs: number): Promise<void>;

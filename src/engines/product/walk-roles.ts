@@ -43,7 +43,10 @@ export interface AnsweringProduct<In = unknown, Out = unknown> extends KeyedProd
    * so looking the values up asks the account's object nothing more.
    */
   readsFeedback?: { product: ProductName; windowMs: number; keysOf?(input: In): string[] };
-  /** The answer as this input spelled its value, when one answer serves several spellings of a key (email: `email`). */
+  /**
+   * The answer as this input spelled its value, when one answer serves several spellings of a key (email: `email`):
+   * asked of a copy, a repeat or a suppression, never of the answer made for the input itself.
+   */
   asAsked?(result: Out, input: In): Out;
 }
 

@@ -1,5 +1,5 @@
 import { replicaReads } from "../../db/client";
-import { creditsFor, type Hold, type Payer } from "../credits/credits";
+import { creditsFor, openCredits, type Hold, type Payer } from "../credits/credits";
 import { readRecalled, recallLists, type Recalled } from "../lists/account-lists";
 import { IGNORED, latestByKey } from "../lists/feedback";
 import type { WalkProduct, WalkOptions } from "../product";
@@ -115,37 +115,19 @@ export type Begun<In, Out> =
 export async function begin<In, Out>(product: WalkProduct<In, Out>, request: WalkRequest<In>): Promise<Begun<In, Out>> {
   const now = request.now ?? Date.now();
   const { env, payer, options } = request;
-  const state: WalkState<In, Out> = {
-    ...(await planList(product, request.inputs)),
-    product,
-    request,
-    now,
-    credits: creditsFor(env, payer),
-    // The product's own reads (datasets, the shared mailbox answers) may come from a read replica near the caller.
-    ctx: {
-      env: replicaReads(env),
-      now,
-      accountId: payer?.accountId ?? null,
-      ...(request.defer ? { defer: request.defer } : {}),
-    },
-    paid: {
-      answered: [],
-      stopIndex: request.inputs.length,
-      limitedBy: null,
-      holdId: null,
-      spent: 0,
-      allowance: { left: 0 },
-    },
-  };
-  const open = state.uniques.filter((u) => !u.free);
-  if (!payer || !open.length || !state.credits.begin) {
+  const plan = await planList(product, request.inputs);
+  const open = plan.uniques.filter((u) => !u.free);
+  if (!payer || !open.length) {
+    const state = stateOf({ product, request, now, plan, credits: creditsFor(env, payer) });
     await recallStored({ env, product, options, now, payer: null, uniques: state.uniques });
     return { state, first: null };
   }
   const keys = open.map((u) => u.key);
   const each = product.holdUnits?.(options) ?? 1;
   const feedback = feedbackWant(product, open, now);
-  const begun = await state.credits.begin(
+  const { credits, begun } = await openCredits(
+    env,
+    payer,
     {
       requestId: request.requestId,
       product: product.name,
@@ -162,6 +144,7 @@ export async function begin<In, Out>(product: WalkProduct<In, Out>, request: Wal
       free: { repeatsAfter: freeRepeatsAfter(product, options, now) },
     },
   );
+  const state = stateOf({ product, request, now, plan, credits });
   if ("limited" in begun) return { state, limited: { reason: "rate_limited", ...begun.limited } };
   if (feedback.feedback && begun.recall.feedback)
     state.ctx.feedback = { keys: new Set(feedback.feedback.keys), latest: latestByKey(begun.recall.feedback) };
@@ -175,6 +158,33 @@ export async function begin<In, Out>(product: WalkProduct<In, Out>, request: Wal
     throw err;
   }
   return { state, first: { hold: begun.hold, asked: begun.asked } };
+}
+
+/** The state every later step takes: the list as planned, nothing paid yet. */
+function stateOf<In, Out>(
+  start: Pick<WalkState<In, Out>, "product" | "request" | "now" | "credits"> & { plan: Plan<In, Out> },
+): WalkState<In, Out> {
+  const { plan, ...walked } = start;
+  const { request, now } = walked;
+  return {
+    ...plan,
+    ...walked,
+    // The product's own reads (datasets, the shared mailbox answers) may come from a read replica near the caller.
+    ctx: {
+      env: replicaReads(request.env),
+      now,
+      accountId: request.payer?.accountId ?? null,
+      ...(request.defer ? { defer: request.defer } : {}),
+    },
+    paid: {
+      answered: [],
+      stopIndex: request.inputs.length,
+      limitedBy: null,
+      holdId: null,
+      spent: 0,
+      allowance: { left: 0 },
+    },
+  };
 }
 
 /** What the first hold said, kept for the answer's balance; the hold itself goes to the first wave. */

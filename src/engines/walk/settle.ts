@@ -210,7 +210,9 @@ export function buildItems<In, Out>(
     const answered = fresh.get(u.key);
     const answer = u.free ? u.free.result : u.looked!.result;
     // One answer serves every spelling of a key (copies, repeats, suppressions): each caller sees its own spelling.
-    const data = product.asAsked ? product.asAsked(answer, inputs[index]!) : answer;
+    // An answer made now for this very input (looked up, or answered locally) is already as it was asked.
+    const madeForIt = inputs[index] === u.input && (!u.free || u.free.local);
+    const data = product.asAsked && !madeForIt ? product.asAsked(answer, inputs[index]!) : answer;
     items.push({
       index,
       input: inputs[index]!,

@@ -43,7 +43,8 @@ const single = (
     request: {},
     inputs: () => [],
     response: ipResultSchema,
-    meta: ["suppressed", "ip_lookups_prepaid"],
+    meta: ["suppressed"],
+    prepaid: "ip_lookups_prepaid",
     ...extra,
   });
 
@@ -131,7 +132,7 @@ export const ipDeclarations: LookupDeclarations = {
       options: () => ({ honorSuppressions: false }),
       response: ipResultSchema,
       item: { input: z.string(), meta: ["suppressed"] },
-      meta: ["ip_lookups_prepaid"],
+      prepaid: "ip_lookups_prepaid",
     }),
     lookupRoute<string, IpResult, z.output<typeof browserBody>>({
       kind: "browser",

@@ -38,7 +38,7 @@ export const autocompleteDeclarations: LookupDeclarations = {
       inputs: ({ query }) => [query],
       options: () => ({ maxAgeSeconds: REPEAT_SECONDS }),
       response: autocompleteResultSchema,
-      meta: ["autocomplete_prepaid"],
+      prepaid: "autocomplete_prepaid",
     }),
     lookupRoute<AutocompleteInput, AutocompleteResult, AutocompleteInput>({
       kind: "browser",
