@@ -5,8 +5,9 @@
 //   per MX address in any 10 minutes; a recipient that would need a fifth is held back (`deferred`);
 // - new connections: at most 5 in any minute per MX address, below the usual anvil hardening
 //   (smtpd_client_connection_rate_limit 6 to 30 a minute), so a list finished in further sessions makes no storm;
-// - a refusal of the prober (421, per-client limits, HELO, sender or reputation refusals): nothing is dialled there for
-//   10 minutes (`backoffMs`), and every probe meanwhile answers `blocked` with the server's words;
+// - a refusal of the prober (a 421 for the client, per-client limits, HELO, sender or reputation refusals): nothing is
+//   dialled there for 10 minutes (`backoffMs`), and every probe meanwhile answers `blocked` with the server's words (a
+//   server busy for everyone, rcpt-reply.mjs `refusalOf`, changes nothing here);
 // - the catch-all answer: the random address's verdict per domain and MX address for an hour, so one unknown-user RCPT
 //   serves every lookup at the domain; while no verdict came (greylisted, cut short) the same random address is asked
 //   again, so a greylisting server that has since learnt it gives the verdict on the re-check;
