@@ -6,6 +6,7 @@
 // everyone only the probe at hand; refused recipients are paced per address so fail2ban's stock jail never counts
 // five; nothing is dialled after the deadline.
 import { answerForRcpt, isTooManyRecipients } from "./probe-replies.mjs";
+import { isLargeProvider } from "./provider-pacing.mjs";
 import { refusalOf } from "./rcpt-reply.mjs";
 import { connectSmtp, SmtpError } from "./smtp-session.mjs";
 
@@ -31,6 +32,7 @@ export async function converse(target, recipients, options) {
   const result = (rest) => ({ answers, rest, heard: answers.size > 0 });
   const blocked = pacer.blocked(target.ip);
   if (blocked) return result(blocked);
+  pacer.setLarge(target.ip, isLargeProvider(target.host));
   const key = `${options.domain.toLowerCase()}|${target.ip}`;
   const queue = [...recipients];
   for (let sessions = 0; queue.length > 0 && sessions < MAX_SESSIONS; sessions += 1) {
