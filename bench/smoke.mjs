@@ -37,6 +37,7 @@ export const BENCHES = {
   ip: {},
   mail: {},
   mcp: {},
+  "mx-pacing": {},
   overhead: {},
   partners: {},
   phone: {},

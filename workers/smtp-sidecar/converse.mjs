@@ -1,10 +1,13 @@
 // One MX address's part of a probe: the random catch-all address first (unless its verdict is known), then the
 // recipients, in as many sessions and transactions as the server's limits need, read as a careful mail client reads
 // them (docs/email.md, "Pacing"): a session ends with QUIT before Postfix's soft error limit; 452 4.5.3 (recipients
-// per message) starts a new transaction on the same connection; a refusal of the prober (421, per-client limits,
-// HELO, sender, reputation) stops every probe to the address for the back-off; refused recipients are paced per
-// address so fail2ban's stock jail never counts five; nothing is dialled after the deadline.
+// per message) starts a new transaction on the same connection; a refusal of the prober (a 421 for the client,
+// per-client limits, HELO, sender, reputation) stops every probe to the address for the back-off, a server busy for
+// everyone only the probe at hand; refused recipients are paced per address so fail2ban's stock jail never counts
+// five; nothing is dialled after the deadline.
 import { answerForRcpt, isTooManyRecipients } from "./probe-replies.mjs";
+import { isLargeProvider } from "./provider-pacing.mjs";
+import { refusalOf } from "./rcpt-reply.mjs";
 import { connectSmtp, SmtpError } from "./smtp-session.mjs";
 
 /** A conversation that keeps needing new sessions (a server cutting every one short) is followed this far. */
@@ -29,6 +32,7 @@ export async function converse(target, recipients, options) {
   const result = (rest) => ({ answers, rest, heard: answers.size > 0 });
   const blocked = pacer.blocked(target.ip);
   if (blocked) return result(blocked);
+  pacer.setLarge(target.ip, isLargeProvider(target.host));
   const key = `${options.domain.toLowerCase()}|${target.ip}`;
   const queue = [...recipients];
   for (let sessions = 0; queue.length > 0 && sessions < MAX_SESSIONS; sessions += 1) {
@@ -54,9 +58,11 @@ export async function converse(target, recipients, options) {
       clean = session.failed ? false : await session.reset();
     } catch (error) {
       if (error instanceof SmtpError && error.kind === "refused" && error.reply) {
-        // The server refused the prober before any recipient: no other probe goes there for the back-off.
-        const answer = { ...answerForRcpt(error.reply), outcome: "blocked" };
-        pacer.block(target.ip, answer);
+        // Refused before any recipient: a refusal of the prober backs the address off; a server busy for everyone
+        // (421 4.3.2 All server ports are busy) is only this probe's `unavailable`, the next probe dials as usual.
+        const outcome = refusalOf(error.reply) === "client" ? "blocked" : "unavailable";
+        const answer = { ...answerForRcpt(error.reply), outcome };
+        if (outcome === "blocked") pacer.block(target.ip, answer);
         return result(answer);
       }
       return result(failure(error));
@@ -121,9 +127,10 @@ async function sendRecipients(session, queue, { answers, pacer, ip, options }) {
     const recipient = /** @type {string} */ (queue[0]);
     const reply = await session.command(`RCPT TO:<${recipient}>`);
     if (reply.code === 421) {
-      // The server is closing the connection: come back after the back-off, whatever it said.
-      const answer = { ...answerForRcpt(reply), outcome: "blocked" };
-      pacer.block(ip, answer);
+      // The server is closing the connection: after a refusal of the prober, come back after the back-off; a server
+      // busy for everyone answers this probe `unavailable` and leaves the address's state alone.
+      const answer = answerForRcpt(reply);
+      if (answer.outcome === "blocked") pacer.block(ip, answer);
       return answer;
     }
     if (inTransaction > 0 && isTooManyRecipients(reply)) {

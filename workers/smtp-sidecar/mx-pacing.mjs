@@ -5,11 +5,15 @@
 //   per MX address in any 10 minutes; a recipient that would need a fifth is held back (`deferred`);
 // - new connections: at most 5 in any minute per MX address, below the usual anvil hardening
 //   (smtpd_client_connection_rate_limit 6 to 30 a minute), so a list finished in further sessions makes no storm;
-// - a refusal of the prober (421, per-client limits, HELO, sender or reputation refusals): nothing is dialled there for
-//   10 minutes (`backoffMs`), and every probe meanwhile answers `blocked` with the server's words;
+// - a refusal of the prober (a 421 for the client, per-client limits, HELO, sender or reputation refusals): nothing is
+//   dialled there for 10 minutes (`backoffMs`), and every probe meanwhile answers `blocked` with the server's words (a
+//   server busy for everyone, rcpt-reply.mjs `refusalOf`, changes nothing here);
 // - the catch-all answer: the random address's verdict per domain and MX address for an hour, so one unknown-user RCPT
 //   serves every lookup at the domain; while no verdict came (greylisted, cut short) the same random address is asked
 //   again, so a greylisting server that has since learnt it gives the verdict on the re-check;
+// - a large provider's MX address (provider-pacing.mjs: Gmail, Microsoft, Yahoo ...) gets the provider limits instead:
+//   100 refused RCPTs in the window and 30 new connections a minute (`providerRefusals`, `providerConnects`); it runs
+//   no fail2ban, and its own throttling is said in words that back the address off like any refusal of the prober;
 // - free uncertain answers per account: at most 30 an hour per account and MX address; past that the account's
 //   probes there are answered with the server's last uncertain reply without asking (a server that greylists would
 //   otherwise let anyone probe it at no cost).
@@ -17,6 +21,8 @@
 export const PACING_DEFAULTS = Object.freeze({
   refusals: 4,
   refusalWindowMs: 600_000,
+  providerRefusals: 100,
+  providerConnects: 30,
   sessionErrors: 8,
   connects: 5,
   connectWindowMs: 60_000,
@@ -31,7 +37,7 @@ export const PACING_DEFAULTS = Object.freeze({
  * @typedef {{ outcome: string, smtp_code: number | null, smtp_message: string | null,
  *   enhanced_status: string | null }} Answer
  * @typedef {{ refusals: number[], connects: number[], blockedUntil: number, blockAnswer: Answer | null,
- *   free: Map<string, { at: number[], last: Answer }> }} Host
+ *   free: Map<string, { at: number[], last: Answer }>, large: boolean }} Host
  * @typedef {{ local: string, verdict: boolean | null, at: number }} CatchAll
  */
 
@@ -52,22 +58,34 @@ export function createPacer(limits = {}) {
   const host = (ip) => {
     let found = hosts.get(ip);
     if (!found) {
-      found = { refusals: [], connects: [], blockedUntil: 0, blockAnswer: null, free: new Map() };
+      found = { refusals: [], connects: [], blockedUntil: 0, blockAnswer: null, free: new Map(), large: false };
       hosts.set(ip, found);
     }
     return found;
   };
 
+  // A provider's limits only ever loosen the general ones (a deployment or test that lifts those lifts these too).
+  const refusalCap = (h) => (h.large ? Math.max(l.providerRefusals, l.refusals) : l.refusals);
+  const connectCap = (h) => (h.large ? Math.max(l.providerConnects, l.connects) : l.connects);
+
   return {
     limits: l,
 
-    /** Refused RCPTs the address may still be sent now without reaching fail2ban's count. */
-    refusalsLeft: (ip, now = Date.now()) => l.refusals - recent(host(ip).refusals, l.refusalWindowMs, now).length,
+    /** Marks `ip` as a large provider's MX address (or not): its refusal and connection limits follow. */
+    setLarge: (ip, large) => void (host(ip).large = large),
+
+    /** Refused RCPTs the address may still be sent now without reaching fail2ban's count (or the provider's). */
+    refusalsLeft(ip, now = Date.now()) {
+      const h = host(ip);
+      return refusalCap(h) - recent(h.refusals, l.refusalWindowMs, now).length;
+    },
     noteRefusal: (ip, now = Date.now()) => void host(ip).refusals.push(now),
     /** When the window has room for another refusal (ms since epoch). */
     refusalFreeAt(ip, now = Date.now()) {
-      const times = recent(host(ip).refusals, l.refusalWindowMs, now);
-      return times.length < l.refusals ? now : times[times.length - l.refusals] + l.refusalWindowMs;
+      const h = host(ip);
+      const cap = refusalCap(h);
+      const times = recent(h.refusals, l.refusalWindowMs, now);
+      return times.length < cap ? now : times[times.length - cap] + l.refusalWindowMs;
     },
 
     /**
@@ -75,8 +93,10 @@ export function createPacer(limits = {}) {
      * answers the time to connect at, or null (nothing booked: the probe answers without connecting).
      */
     bookConnect(ip, deadline, now = Date.now()) {
-      const times = recent(host(ip).connects, l.connectWindowMs, now);
-      const at = times.length < l.connects ? now : times[times.length - l.connects] + l.connectWindowMs;
+      const h = host(ip);
+      const cap = connectCap(h);
+      const times = recent(h.connects, l.connectWindowMs, now);
+      const at = times.length < cap ? now : times[times.length - cap] + l.connectWindowMs;
       if (at >= deadline) return null;
       times.push(at);
       return at;

@@ -58,12 +58,54 @@ export function refusesClient(reply) {
   return CLIENT_TEXT.test(reply.message);
 }
 
+/**
+ * Temporary trouble of the server itself, the same for every client, in the words of real servers that give no
+ * RFC 3463 code (or give one the server chose loosely): postscreen's "421 4.3.2 All server ports are busy" and "No
+ * system resources", Exim's "421 <host>: Too many concurrent SMTP connections; please try again later"
+ * (`smtp_accept_max`, every client) and "Too much load", Amazon SES's "421 Too many concurrent SMTP connections",
+ * Gmail's "421 4.3.0 Temporary System Problem", Microsoft's "421 4.3.2 Service not available", Postfix's "Server
+ * configuration problem". A per-client limit names the client ("... from <ip>", "from this IP address"): `CLIENT_TEXT`.
+ */
+const SERVER_TEXT = new RegExp(
+  [
+    "server ports are busy",
+    "no system resources",
+    "too many concurrent (smtp )?(connections|sessions)",
+    "too much load",
+    "(system|server) (is )?(busy|overloaded)",
+    "server configuration (problem|error)",
+    "service (is )?(currently |temporarily )?(not available|unavailable)",
+    "temporary (system|local) (problem|failure)",
+    "temporarily unavailable",
+    "shutting down",
+  ].join("|"),
+  "i",
+);
+
+/**
+ * Whom a refusal that ends or precedes the conversation is about: a `421` (the server closes the connection), or a
+ * refused greeting, EHLO/HELO or MAIL FROM. `"client"`: it refuses the prober (RFC 3463 x.1.7 / x.1.8 our sender, any
+ * x.7.x security or policy code, the words of `CLIENT_TEXT`, or a 5xx); `"server"`: a temporary trouble of the server
+ * for everyone (4.3.x mail system, 4.4.x network, or `SERVER_TEXT`), which says nothing about us. A 4xx that says
+ * neither stays a refusal of the prober: backing off is the careful reading of a server that hangs up unexplained.
+ * @param {{ code: number, message: string }} reply
+ * @returns {"client" | "server"}
+ */
+export function refusalOf(reply) {
+  const status = enhancedStatus(reply);
+  if ((status && /^[45]\.(1\.[78]|7\.\d+)$/.test(status)) || CLIENT_TEXT.test(reply.message)) return "client";
+  if (reply.code < 400 || reply.code >= 500) return "client";
+  if (status && /^4\.[34]\./.test(status)) return "server";
+  return SERVER_TEXT.test(reply.message) ? "server" : "client";
+}
+
 /** Text that names a full or a disabled mailbox, for replies without an enhanced code ("550 Mailbox full"). */
 const FULL_TEXT = /\b(mailbox (is )?full|over ?quota|quota exceeded|exceeded (its |the )?storage)/i;
 const DISABLED_TEXT = /\b(account|mailbox|user) (is |has been )?(disabled|deactivated|inactive|suspended)\b/i;
 
 /**
- * Reads one RCPT reply. A refusal of the prober itself (`refusesClient`) is `blocked`, whatever its code.
+ * Reads one RCPT reply. A `421` (closing) is `blocked` or, for a server busy for everyone, `unavailable` (`refusalOf`).
+ * A refusal of the prober itself (`refusesClient`) is `blocked`, whatever its code.
  * With an enhanced code (RFC 3463 section 3):
  * - x.1.x address status: 1 bad destination mailbox, 0 other address status, 2 bad destination system, 3 bad mailbox
  *   syntax, 6 moved with no forwarding address, 10 null MX (RFC 7505) say the address has no mailbox there; 4 ambiguous
@@ -85,6 +127,7 @@ export function rcptOutcome(reply) {
   const klass = Math.floor(code / 100);
   if (klass === 2) return "accepted";
   if (klass !== 4 && klass !== 5) return "unavailable";
+  if (code === 421) return refusalOf(reply) === "client" ? "blocked" : "unavailable";
   if (refusesClient(reply)) return "blocked";
   const status = enhancedStatus(reply);
   if (status) {

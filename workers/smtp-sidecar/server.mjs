@@ -79,6 +79,8 @@ function pacingFromEnv(env) {
   set("SMTP_PACE_REFUSALS", "refusals");
   set("SMTP_PACE_WINDOW_S", "refusalWindowMs", 1000);
   set("SMTP_PACE_CONNECTS", "connects");
+  set("SMTP_PACE_PROVIDER_REFUSALS", "providerRefusals");
+  set("SMTP_PACE_PROVIDER_CONNECTS", "providerConnects");
   set("SMTP_BACKOFF_S", "backoffMs", 1000);
   return pacing;
 }
