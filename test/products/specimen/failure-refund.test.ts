@@ -31,7 +31,7 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Pr
 const snapshot = (acct: TestAccount) => accountObject(acct.accountId).snapshot();
 
 describe("a failure after a walk that settled before its answer is refunded", () => {
-  it("POST /specimen/batch: 500 SERVER_ERROR, both charges refunded, the key's spend and the markers back", async () => {
+  it("POST /specimen/batch: 500 SERVER_ERROR; both charges, the key's spend and the marker come back", async () => {
     const acct = await createAccount({ pack: 5, key: { daily_credit_cap: 3 } });
     const [failing, held] = [`oak-${rand()}-fails-after`, `elm-${rand()}`];
     // A concurrent walk (no key) claims `held`: the batch answers `failing`, settles it, then waits on the claim.
