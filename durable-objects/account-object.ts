@@ -213,9 +213,10 @@ export class AccountObject extends ListsObject {
    */
   async refundRequest(requestId: string, now = Date.now()): Promise<RequestRefund> {
     const lists = await this.ready();
-    const refund = this.reservations.refund(requestId, now);
-    // Its rows were written while its holds lived: the alarm releases a hold older than RESERVATION_TTL_MS.
-    if (refund.applied) lists.forget(requestId, now - 2 * RESERVATION_TTL_MS);
+    // Its charges and rows were written while its holds lived: the alarm releases a hold older than the TTL.
+    const since = now - 2 * RESERVATION_TTL_MS;
+    const refund = this.reservations.refund(requestId, { now, since });
+    if (refund.applied) lists.forget(requestId, since);
     if (refund.credits > 0) this.balanceMoved(now);
     return refund;
   }

@@ -20,7 +20,7 @@ interface Charged {
 }
 
 /** A movement of the balance to write: the state before it, the buckets after it, and what the ledger row says. */
-export interface Movement {
+interface Movement {
   at: number;
   requestId: string | null;
   kind: LedgerRow["kind"];

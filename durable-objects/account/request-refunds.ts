@@ -53,16 +53,18 @@ export class RequestRefunds {
    * Gives back what `requestId`'s settlements took, in one synchronous step: each charge's credits to the buckets it
    * came from and to its key's spend of the day it was charged, in one `refund` row. A product that sells several
    * units a credit gets its used units back in the pool first, and a credit back only where the pool can return it
-   * whole (the rule of settling, reservations.ts): units of it that requests beside it used stay paid for.
+   * whole (the rule of settling, reservations.ts): units of it that requests beside it used stay paid for. `since`:
+   * the request's charges were written after it (bounds the ledger's read to its index on time).
    */
-  refund(requestId: string, now: number): RequestRefund {
+  refund(requestId: string, { now, since }: { now: number; since: number }): RequestRefund {
     const seen = this.sql.exec("SELECT 1 FROM refunded_requests WHERE request_id = ?", requestId).toArray();
     if (seen.length) return { applied: false, credits: 0, units: 0 };
     this.sql.exec("INSERT INTO refunded_requests (request_id, at) VALUES (?, ?)", requestId, now);
     const charges = this.sql
       .exec<ChargeRow & Record<string, SqlStorageValue>>(
-        "SELECT plan_delta, pack_delta, key_id, at, product FROM ledger WHERE request_id = ? AND kind = 'charge' " +
-          "ORDER BY id",
+        "SELECT plan_delta, pack_delta, key_id, at, product FROM ledger WHERE at >= ? AND request_id = ? AND " +
+          "kind = 'charge' ORDER BY id",
+        since,
         requestId,
       )
       .toArray();

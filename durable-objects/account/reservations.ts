@@ -220,8 +220,8 @@ export class Reservations {
   }
 
   /** Gives back what a request's settlements charged, once (`RequestRefunds`). */
-  refund(requestId: string, now: number): RequestRefund {
-    return this.refunds.refund(requestId, now);
+  refund(requestId: string, when: { now: number; since: number }): RequestRefund {
+    return this.refunds.refund(requestId, when);
   }
 
   private settledBefore(reservationId: string, now: number): SettleResult | null {

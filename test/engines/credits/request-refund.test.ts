@@ -34,6 +34,9 @@ describe("refundRequest", () => {
       ["charge", -1, "ip"],
       ["refund", 1, "ip"],
     ]);
+    // The usage page's credits are the charges less the refunds (its count: the charge rows).
+    const { charged } = await object.usage(Date.now() - 60_000);
+    expect(charged.map((c) => [c.product, c.credits, c.charges])).toEqual([["ip", 0, 1]]);
   });
 
   it("gives prepaid units back to the pool, with no ledger row when no credit moves", async () => {
