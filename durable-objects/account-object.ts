@@ -1,5 +1,5 @@
 import type { PlanName } from "../src/engines/credits/plans";
-import { AccountAlarm } from "./account/alarm";
+import { AccountAlarm, RESERVATION_TTL_MS } from "./account/alarm";
 import { Balance } from "./account/balance";
 import { ListsObject } from "./account/lists-object";
 import { Notices, type MailSettings } from "./account/notices";
@@ -17,6 +17,7 @@ import type {
   CreditGrant,
   Entered,
   LedgerRow,
+  RequestRefund,
   ReserveRequest,
   ReserveResult,
   ResizeRequest,
@@ -200,9 +201,24 @@ export class AccountObject extends ListsObject {
     const lists = settlement.lists ? await this.ready() : null;
     const result = this.reservations.settle(reservationId, settlement);
     if (lists && settlement.lists && !result.alreadySettled)
-      lists.write(settlement.lists.product, settlement.lists.write, settlement.lists.at);
+      lists.write(settlement.lists.product, settlement.lists.write, settlement.lists.at, result.requestId);
     if (result.charged > 0) this.balanceMoved(settlement.now ?? Date.now());
     return result;
+  }
+
+  /**
+   * A request that ended in an error after its walk settled (its answer never reached the caller): what its
+   * settlements charged comes back (credits, prepaid units, its key's daily spend: a `refund` row), and its repeat
+   * markers and history go. Once per request, so a retry gives back nothing more.
+   */
+  async refundRequest(requestId: string, now = Date.now()): Promise<RequestRefund> {
+    const lists = await this.ready();
+    // Its charges and rows were written while its holds lived: the alarm releases a hold older than the TTL.
+    const since = now - 2 * RESERVATION_TTL_MS;
+    const refund = this.reservations.refund(requestId, { now, since });
+    if (refund.applied) lists.forget(requestId, since);
+    if (refund.credits > 0) this.balanceMoved(now);
+    return refund;
   }
 
   release(reservationId: string): SettleResult {

@@ -32,10 +32,11 @@ export interface AppVariables {
 /**
  * Work a route deferred past its answer (a lookup's settlement and list writes). `ifFailed` replaces `work` when the
  * request ends in an error, or `failed` is set (a tool call of the /mcp request failed): a settlement then releases its
- * hold, so nothing is charged for an answer the caller never got.
+ * hold, and a request's refund gives back what it settled before its answer, so nothing is charged for an answer the
+ * caller never got. `work` null: nothing to do unless it failed.
  */
 export interface DeferredWork {
-  work: () => Promise<unknown>;
+  work: (() => Promise<unknown>) | null;
   ifFailed?: (() => Promise<unknown>) | undefined;
   failed: boolean;
 }

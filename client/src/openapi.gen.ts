@@ -19,7 +19,7 @@ export interface paths {
   "/api/v1/account/ledger": {
     /**
      * Every credit movement, newest first, 100 a page
-     * @description Every grant, purchase, charge and expiry with the request id that caused it, newest first (a hold and its release write no row). A lookup's charge is its row here, naming its product; `GET /account/requests/{requestId}` explains it. Free.
+     * @description Every grant, purchase, charge, refund and expiry with the request id that caused it, newest first (a hold and its release write no row). A lookup's charge is its row here, naming its product; `GET /account/requests/{requestId}` explains it. A request that ended in an error after it was charged is given its charge back in a `refund` row under the same request id. Free.
      */
     get: operations["getLedger"];
   };
@@ -2182,7 +2182,7 @@ export interface operations {
   };
   /**
    * Every credit movement, newest first, 100 a page
-   * @description Every grant, purchase, charge and expiry with the request id that caused it, newest first (a hold and its release write no row). A lookup's charge is its row here, naming its product; `GET /account/requests/{requestId}` explains it. Free.
+   * @description Every grant, purchase, charge, refund and expiry with the request id that caused it, newest first (a hold and its release write no row). A lookup's charge is its row here, naming its product; `GET /account/requests/{requestId}` explains it. A request that ended in an error after it was charged is given its charge back in a `refund` row under the same request id. Free.
    */
   getLedger: {
     parameters: {
@@ -2202,15 +2202,18 @@ export interface operations {
                   id: number;
                   at: components["schemas"]["CreatedAt"];
                   request_id: string | null;
-                  /** @enum {string} */
-                  kind: "monthly_grant" | "plan_credit" | "pack_credit" | "charge" | "expiry";
+                  /**
+                   * @description `refund`: a request that ended in an error after it was charged gets its charges back (positive deltas, the charge's request id, key and product)
+                   * @enum {string}
+                   */
+                  kind: "monthly_grant" | "plan_credit" | "pack_credit" | "charge" | "refund" | "expiry";
                   plan_delta: number;
                   pack_delta: number;
                   plan_balance: number;
                   pack_balance: number;
                   key_id: string | null;
                   note: string | null;
-                  /** @description The product a `charge` paid for (e.g. `email`); null for grants, purchases and expiries, and for charges recorded before the ledger named products */
+                  /** @description The product a `charge` paid for (e.g. `email`), or a `refund` gave back; null for grants, purchases and expiries, and for charges recorded before the ledger named products */
                   product: string | null;
                 })[];
             };

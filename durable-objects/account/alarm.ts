@@ -4,7 +4,7 @@ import type { NoticeMessage, Notices } from "./notices";
 import type { Reservations } from "./reservations";
 
 /** A reservation not settled within this time is released by the alarm (its Worker died mid-request). */
-const RESERVATION_TTL_MS = 15 * 60 * 1000;
+export const RESERVATION_TTL_MS = 15 * 60 * 1000;
 /** A notice whose queue send failed is tried again this much later (by the alarm). */
 const NOTICE_RETRY_MS = 60_000;
 

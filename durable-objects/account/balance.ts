@@ -6,9 +6,9 @@ import {
   PLANS,
   type PlanName,
   splitCharge,
-  utcDay,
 } from "../../src/engines/credits/plans";
 import { FairUseWindow } from "./fair-use";
+import { KeySpend } from "./key-spend";
 import { appendLedger, createLedger, dailyCharges, type DailyCharge, ledgerPage, movementsOf } from "./ledger";
 import type { AccountSnapshot, CreditGrant, LedgerRow, State } from "./types";
 
@@ -50,6 +50,8 @@ export class Balance {
    */
   private heldTotal: number | null = null;
   readonly fairUse: FairUseWindow;
+  /** What each key was charged per UTC day (its daily cap). */
+  readonly keySpend: KeySpend;
 
   constructor(private readonly sql: SqlStorage) {
     sql.exec(`
@@ -63,6 +65,7 @@ export class Balance {
     `);
     createLedger(sql);
     this.fairUse = new FairUseWindow(sql);
+    this.keySpend = new KeySpend(sql);
   }
 
   /**
@@ -138,15 +141,7 @@ export class Balance {
       keyId: reservation.key_id,
       product: reservation.product,
     });
-    if (reservation.key_id) {
-      this.sql.exec(
-        "INSERT INTO key_spend (key_id, day, spent) VALUES (?, ?, ?) ON CONFLICT (key_id, day) DO UPDATE SET spent = " +
-          "spent + excluded.spent",
-        reservation.key_id,
-        utcDay(now),
-        charged,
-      );
-    }
+    if (reservation.key_id) this.keySpend.add(reservation.key_id, now, charged);
     return charged;
   }
 
@@ -170,13 +165,6 @@ export class Balance {
     return this.sql
       .exec<{ n: number }>("SELECT COALESCE(SUM(amount), 0) AS n FROM reservations WHERE key_id = ?", keyId)
       .one().n;
-  }
-
-  keySpentToday(keyId: string, now: number): number {
-    const row = this.sql
-      .exec<{ spent: number }>("SELECT spent FROM key_spend WHERE key_id = ? AND day = ?", keyId, utcDay(now))
-      .toArray()[0];
-    return row?.spent ?? 0;
   }
 
   snapshot(now: number): AccountSnapshot {
@@ -280,7 +268,8 @@ export class Balance {
     return state;
   }
 
-  private write(m: Movement) {
+  /** Moves the buckets and writes the movement's ledger row (a refund of a failed request, `RequestRefunds`). */
+  write(m: Movement) {
     this.sql.exec("UPDATE state SET plan_credits = ?, pack_credits = ?", m.plan, m.pack);
     if (this.state) this.state = { ...this.state, plan_credits: m.plan, pack_credits: m.pack };
     appendLedger(this.sql, {

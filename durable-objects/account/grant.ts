@@ -37,7 +37,7 @@ export function grantCredits(
   if (g.keyId && g.cap != null) {
     const capLeft = Math.max(
       0,
-      g.cap - balance.keySpentToday(g.keyId, now) - balance.keyHeld(g.keyId) + g.own - (g.spent ?? 0),
+      g.cap - balance.keySpend.today(g.keyId, now) - balance.keyHeld(g.keyId) + g.own - (g.spent ?? 0),
     );
     if (capLeft < g.minimum) {
       capReached(g.keyId, g.cap, now);

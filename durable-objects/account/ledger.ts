@@ -70,13 +70,15 @@ export function movementsOf(sql: SqlStorage, requestId: string): LedgerRow[] {
 
 /**
  * Credits that left the balance since `since`, per UTC day and per product: every charge row, whatever made it (a
- * lookup, a batch, a bulk chunk, a monitor run, a partner check), so the figures add up to the ledger's.
+ * lookup, a batch, a bulk chunk, a monitor run, a partner check), less the refunds of requests that failed after
+ * settling (their credits; `charges` counts charge rows), so the figures add up to the ledger's.
  */
 export function dailyCharges(sql: SqlStorage, since: number): DailyCharge[] {
   return sql
     .exec<{ day: number; product: string | null; credits: number; charges: number }>(
       `SELECT (at / 86400000) * 86400000 AS day, product, -SUM(plan_delta + pack_delta) AS credits,
-        COUNT(*) AS charges FROM ledger WHERE kind = 'charge' AND at >= ? GROUP BY day, product ORDER BY day, product`,
+        SUM(kind = 'charge') AS charges FROM ledger
+        WHERE kind IN ('charge', 'refund') AND at >= ? GROUP BY day, product ORDER BY day, product`,
       since,
     )
     .toArray();

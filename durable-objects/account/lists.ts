@@ -1,5 +1,6 @@
 import { type SuppressionSql, suppressionOf } from "./list-pages";
 import type { ListsWrite, StoredKeyed, StoredSuppression, SuppressionEntry } from "./list-types";
+import { addColumn } from "./prepaid-pool";
 
 /** Repeat markers answer 7 days; history is kept 90 (src/engines/lists/account-lists.ts, lists/history.ts). */
 const REPEAT_WINDOW_MS = 7 * 86_400_000;
@@ -44,6 +45,8 @@ export class AccountLists {
       CREATE INDEX IF NOT EXISTS feedback_product ON feedback (product, created_at);
       CREATE INDEX IF NOT EXISTS feedback_key ON feedback (product, key);
     `);
+    // The request whose settlement wrote a marker (a refund of it takes the marker back); null: written otherwise.
+    addColumn(sql, "repeats", "request_id", "TEXT");
   }
 
   /**
@@ -145,18 +148,22 @@ export class AccountLists {
     }
   }
 
-  /** What one walk (or one feedback post) learned, in one synchronous transaction. */
-  write(product: string, w: ListsWrite, now: number) {
+  /**
+   * What one walk (or one feedback post) learned, in one synchronous transaction; `requestId`: the request whose
+   * settlement carries it, named on its repeat markers.
+   */
+  write(product: string, w: ListsWrite, now: number, requestId: string | null = null) {
     for (const r of w.repeats ?? [])
       this.sql.exec(
-        `INSERT INTO repeats (product, key, result, key_version, created_at) VALUES (?, ?, ?, ?, ?)
+        `INSERT INTO repeats (product, key, result, key_version, created_at, request_id) VALUES (?, ?, ?, ?, ?, ?)
          ON CONFLICT (product, key) DO UPDATE SET result = excluded.result, key_version = excluded.key_version,
-           created_at = excluded.created_at`,
+           created_at = excluded.created_at, request_id = excluded.request_id`,
         product,
         r.key,
         JSON.stringify(r.result),
         w.keyVersion ?? 0,
         now,
+        requestId,
       );
     if (w.suppress) this.suppress({ product, ...w.suppress, now, keyVersion: w.keyVersion ?? 0 });
     for (const part of slices(w.unsuppress ?? [], KEYS_PER_STATEMENT))
@@ -259,6 +266,15 @@ export class AccountLists {
       id,
     );
     return row ? suppressionOf(row) : null;
+  }
+
+  /**
+   * A refunded request's answers never reached its caller: its repeat markers (unless a later answer rewrote them) and
+   * history rows written since `since` go, so the next lookup of those values is answered, and charged, afresh.
+   */
+  forget(requestId: string, since: number) {
+    this.sql.exec("DELETE FROM repeats WHERE created_at >= ? AND request_id = ?", since, requestId);
+    this.sql.exec("DELETE FROM history WHERE created_at >= ? AND request_id = ?", since, requestId);
   }
 
   /** Retention inside the object: markers past the window, history past 90 days (at most hourly, on a list call). */

@@ -87,7 +87,8 @@ export class PrepaidPool {
     return { perItem: unitsPerItem(units, covered, charge, hold.perCredit), charge };
   }
 
-  private add(product: string, delta: number) {
+  /** Moves the pool of `product` by `delta` units (a refund of a failed request puts used units back). */
+  add(product: string, delta: number) {
     if (delta === 0) return;
     this.sql.exec(
       "INSERT INTO prepaid (product, units) VALUES (?, ?) ON CONFLICT (product) DO UPDATE SET units = units + " +

@@ -4,6 +4,7 @@ import type {
   AdmissionRequest,
   ReserveRequest,
   UnfinishedRequest,
+  RequestRefund,
   ReserveResult,
   ResizeRequest,
   Settlement,
@@ -11,6 +12,7 @@ import type {
 } from "./types";
 import { type GrantAsk, grantCredits } from "./grant";
 import { addColumn, PrepaidPool } from "./prepaid-pool";
+import { RequestRefunds } from "./request-refunds";
 import { SettledRecords } from "./settled";
 
 /**
@@ -20,6 +22,7 @@ import { SettledRecords } from "./settled";
 export class Reservations {
   private readonly pool: PrepaidPool;
   private readonly settled: SettledRecords;
+  private readonly refunds: RequestRefunds;
 
   constructor(
     private readonly sql: SqlStorage,
@@ -33,6 +36,7 @@ export class Reservations {
     addColumn(sql, "reservations", "request", "TEXT");
     addColumn(sql, "reservations", "product", "TEXT");
     this.pool = new PrepaidPool(sql);
+    this.refunds = new RequestRefunds(sql, balance, this.pool);
   }
 
   /** `record`: the HTTP request behind the hold, recorded as free if the hold expires unsettled (its Worker died). */
@@ -179,6 +183,14 @@ export class Reservations {
     const closed = unitHold
       ? this.pool.close(unitHold, units, reservation.amount, settlement.asAnswered === true)
       : null;
+    // What a refund of the request gives back to the pool (queued work is never refunded).
+    if (unitHold && !settlement.operationId)
+      this.refunds.keepUnits(
+        reservation.request_id,
+        unitHold,
+        units.reduce((a, b) => a + Math.max(0, b), 0),
+        now,
+      );
     const perItem = closed ? closed.perItem : units.map((n) => Math.max(0, n));
     const charged = this.balance.charge(
       now,
@@ -198,7 +210,18 @@ export class Reservations {
     const prepaid = unitHold ? this.pool.units(unitHold.product) : null;
     const answer = { charged, credits: perItem, prepaid };
     this.settled.remember(reservationId, answer, now);
-    return { ...answer, remaining: this.balance.available(now), alreadySettled: false, firstCharges: null };
+    return {
+      ...answer,
+      remaining: this.balance.available(now),
+      alreadySettled: false,
+      firstCharges: null,
+      requestId: reservation.request_id,
+    };
+  }
+
+  /** Gives back what a request's settlements charged, once (`RequestRefunds`). */
+  refund(requestId: string, when: { now: number; since: number }): RequestRefund {
+    return this.refunds.refund(requestId, when);
   }
 
   private settledBefore(reservationId: string, now: number): SettleResult | null {
@@ -228,6 +251,7 @@ export class Reservations {
       .toArray();
     for (const { id } of expired) this.settle(id, { now });
     this.settled.prune(now);
+    this.refunds.prune(now);
   }
 
   /** When the oldest open hold was made, if one is open. */

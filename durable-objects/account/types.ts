@@ -114,7 +114,7 @@ export interface LedgerRow {
   id: number;
   at: number;
   request_id: string | null;
-  kind: "monthly_grant" | "plan_credit" | "pack_credit" | "charge" | "expiry";
+  kind: "monthly_grant" | "plan_credit" | "pack_credit" | "charge" | "refund" | "expiry";
   plan_delta: number;
   pack_delta: number;
   plan_after: number;
@@ -144,6 +144,17 @@ export interface SettleResult {
   alreadySettled: boolean;
   /** For an operation settled before: what it charged then, by key. */
   firstCharges: Record<string, number> | null;
+  /** The reservation's request (set when this call settled it): the account's object marks its list writes with it. */
+  requestId?: string;
+}
+
+/** What refunding a request's settlements gave back (`AccountObject.refundRequest`). */
+export interface RequestRefund {
+  /** False when the request was refunded before (a retry): nothing moved this time. */
+  applied: boolean;
+  credits: number;
+  /** Prepaid units its answers had used, back in the pool. */
+  units: number;
 }
 
 export type AccountSnapshot = {

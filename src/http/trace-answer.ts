@@ -1,7 +1,8 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
+import type { Defer } from "../engines/product";
 import { markAnswered } from "../platform/trace";
-import type { AppEnv } from "../types";
+import type { AppEnv, DeferredWork } from "../types";
 
 /**
  * Marks where a request's answer is decided, for the round-trip counters (src/platform/trace.ts): registered inside the
@@ -20,27 +21,37 @@ export const traceAnswer = (): MiddlewareHandler<AppEnv> => async (c, next) => {
   } finally {
     for (const deferred of c.var.deferred ?? []) {
       const run = failed || deferred.failed ? (deferred.ifFailed ?? deferred.work) : deferred.work;
-      c.executionCtx.waitUntil(run());
+      if (run) c.executionCtx.waitUntil(run());
     }
   }
 };
 
 /**
  * The request's `defer`, which every surface hands the lookup service: it keeps `work` until the request's answer is
- * decided, or `ifFailed` if the request ends in an error (see `traceAnswer`).
+ * decided, or `ifFailed` if the request ends in an error (see `traceAnswer`). `own`: the entries are also kept there,
+ * for a part of the request that may fail alone (a tool call, `callDeferrer`).
  */
 export const deferrerOf =
-  (c: Context<AppEnv>) =>
-  (work: () => Promise<unknown>, ifFailed?: () => Promise<unknown>): void => {
+  (c: Context<AppEnv>, own?: DeferredWork[]): Defer =>
+  (work, ifFailed) => {
     const list = c.var.deferred ?? [];
     if (!c.var.deferred) c.set("deferred", list);
-    list.push({ work, ifFailed, failed: false });
+    const deferred = { work, ifFailed, failed: false };
+    list.push(deferred);
+    own?.push(deferred);
   };
 
-/** How much work the request has deferred so far: a tool call's own starts there (`failDeferredSince`). */
-export const deferredCount = (c: Context<AppEnv>) => c.var.deferred?.length ?? 0;
-
-/** A tool call ended in an error: the work it deferred (from `since` on) runs its `ifFailed` instead. */
-export function failDeferredSince(c: Context<AppEnv>, since: number) {
-  for (const deferred of c.var.deferred?.slice(since) ?? []) deferred.failed = true;
+/**
+ * One tool call's `defer` and its failure: `fail` marks the work this call deferred, and only that, to run its
+ * `ifFailed` (a lookup's settlement releases its hold, its refund gives back what it settled), whatever other calls of
+ * the request deferred before, after or between its own.
+ */
+export function callDeferrer(c: Context<AppEnv>): { defer: Defer; fail: () => void } {
+  const own: DeferredWork[] = [];
+  return {
+    defer: deferrerOf(c, own),
+    fail: () => {
+      for (const deferred of own) deferred.failed = true;
+    },
+  };
 }

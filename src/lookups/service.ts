@@ -1,4 +1,4 @@
-import type { Payer, StopReason } from "../engines/credits/credits";
+import { type Payer, refundRequest, type StopReason } from "../engines/credits/credits";
 import type { LookupRequest, LookupRoute } from "../engines/lookup-declarations";
 import type { Defer, Product, WalkOptions, WalkProduct } from "../engines/product";
 import { walk, type WalkRun } from "../engines/walk/walk";
@@ -124,6 +124,8 @@ async function serveLookup<In, Out>({
 }: Served<In, Out>): Promise<LookupOutcome<In, Out>> {
   const before = keyRefusal(caller.principal, product, inputs);
   if (before) return refused(before);
+  // If the request ends in an error after all, whatever its walk settled before the answer is refunded.
+  if (payer && caller.defer) caller.defer(null, () => refundRequest(caller.env, payer.accountId, caller.requestId));
   const run = await walk(product, {
     env: caller.env,
     payer,

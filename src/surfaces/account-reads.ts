@@ -45,7 +45,12 @@ export const ledgerRowSchema = z.object({
   id: z.int(),
   at: isoSchema,
   request_id: z.string().nullable(),
-  kind: z.enum(["monthly_grant", "plan_credit", "pack_credit", "charge", "expiry"]),
+  kind: z
+    .enum(["monthly_grant", "plan_credit", "pack_credit", "charge", "refund", "expiry"])
+    .describe(
+      "`refund`: a request that ended in an error after it was charged gets its charges back (positive deltas, the " +
+        "charge's request id, key and product)",
+    ),
   plan_delta: z.int(),
   pack_delta: z.int(),
   plan_balance: z.int(),
@@ -56,8 +61,8 @@ export const ledgerRowSchema = z.object({
     .string()
     .nullable()
     .describe(
-      "The product a `charge` paid for (e.g. `email`); null for grants, purchases and expiries, and for charges " +
-        "recorded before the ledger named products",
+      "The product a `charge` paid for (e.g. `email`), or a `refund` gave back; null for grants, purchases and " +
+        "expiries, and for charges recorded before the ledger named products",
     ),
 });
 

@@ -83,6 +83,17 @@ async function retried<T>(call: () => Promise<T>, attempts = 3): Promise<T> {
   }
 }
 
+/**
+ * Gives back what a request settled before its answer when the request ended in an error after all (its answer
+ * never reached the caller): the account's object refunds the request's charges once, so a retry is safe; a failure
+ * that outlasts the retries is logged against the request id.
+ */
+export async function refundRequest(env: Env, accountId: string, requestId: string): Promise<void> {
+  await retried(() => accountObject(env, accountId).refundRequest(requestId)).catch((err) =>
+    console.error(JSON.stringify({ event: "refund_failed", requestId, error: String(err) })),
+  );
+}
+
 function asHold(reserved: ReserveResult): Hold {
   if (!reserved.ok) return { ok: false, reason: reserved.reason, busy: reserved.busy, available: reserved.available };
   const { reservationId: id, grantedUnits: units, limitedBy, fairUseRemaining, busy, claimed } = reserved;

@@ -12,9 +12,10 @@ export type ProductName = string;
 /**
  * Hands `work` to an HTTP request's `waitUntil`, started once its answer is decided. `ifFailed` replaces it when the
  * request (or its tool call) ends in an error instead: a settlement that would charge for an answer never given
- * releases its hold then (src/http/trace-answer.ts).
+ * releases its hold then, and a refund gives back what was settled before the answer (src/http/trace-answer.ts).
+ * `work` null: only `ifFailed`, if it fails.
  */
-export type Defer = (work: () => Promise<unknown>, ifFailed?: () => Promise<unknown>) => void;
+export type Defer = (work: (() => Promise<unknown>) | null, ifFailed?: () => Promise<unknown>) => void;
 
 /** What a product's functions may use: bindings, the clock, and whose account the answer is for (null: nobody's). */
 export interface ProductContext {

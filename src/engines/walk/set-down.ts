@@ -7,6 +7,7 @@ import {
   repeatWrite,
   type Settlement,
   settle,
+  unwritten,
   usageOf,
   writesNothing,
 } from "./settle";
@@ -67,7 +68,7 @@ export async function settleAfterSetDown<In, Out>(state: WalkState<In, Out>): Pr
   const remembered = rememberWrite(state, items);
   const payer = request.payer;
   const writing = () => listsOf(request.env, payer!.accountId).writeLists(product.name, remembered, state.now);
-  if (payer && !writesNothing(remembered)) await (request.defer ? request.defer(writing) : writing());
+  if (payer && !writesNothing(remembered)) await (request.defer ? request.defer(writing, unwritten) : writing());
   const all: Settled = { ...settled, charged: part.charged + settled.charged, credits };
   return { items, settled: all, suppressedNow: newlySuppressed(state) };
 }

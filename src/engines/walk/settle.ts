@@ -85,7 +85,7 @@ export async function settleAndRemember<In, Out>(state: WalkState<In, Out>): Pro
   const payer = request.payer;
   const writing = () => listsOf(request.env, payer!.accountId).writeLists(product.name, remembered, state.now);
   // History and suppressions follow the settlement; an HTTP request writes them after its answer.
-  if (payer && !writesNothing(remembered)) await (request.defer ? request.defer(writing) : writing());
+  if (payer && !writesNothing(remembered)) await (request.defer ? request.defer(writing, unwritten) : writing());
   return { items: rerun(state, settled) ?? items, settled, suppressedNow: newlySuppressed(state) };
 }
 
@@ -281,6 +281,9 @@ export function rememberWrite<In, Out>(state: WalkState<In, Out>, items: WalkIte
 
 /** Both writes as one (one transaction of the account's object). */
 export const mergeWrites = (a: ListsWrite, b: ListsWrite): ListsWrite => ({ ...a, ...b, repeats: a.repeats ?? [] });
+
+/** A request that ended in an error writes no history or suppressions: its answers never reached the caller. */
+export const unwritten = async () => {};
 
 /** Nothing to write (test values only, say): no call is made for it. */
 export const writesNothing = (w: ListsWrite) =>

@@ -88,9 +88,10 @@ export const accountRoutes = new Hono<AppEnv>()
       tag: "Account",
       summary: "Every credit movement, newest first, 100 a page",
       description:
-        "Every grant, purchase, charge and expiry with the request id that caused it, newest first (a hold and its " +
-        "release write no row). A lookup's charge is its row here, naming its product; " +
-        "`GET /account/requests/{requestId}` explains it. Free.",
+        "Every grant, purchase, charge, refund and expiry with the request id that caused it, newest first (a hold " +
+        "and its release write no row). A lookup's charge is its row here, naming its product; " +
+        "`GET /account/requests/{requestId}` explains it. A request that ended in an error after it was charged is " +
+        "given its charge back in a `refund` row under the same request id. Free.",
       response: z.object({ entries: z.array(ledgerRowSchema) }),
       meta: pageMeta,
     }),

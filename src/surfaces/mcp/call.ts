@@ -3,6 +3,7 @@ import { secretPrincipal } from "../../auth/principal";
 import { ERROR_STATUS, type ErrorCode } from "../../http/errors";
 import { logRequest } from "../../http/request-log";
 import { deferrerOf } from "../../http/trace-answer";
+import type { Defer } from "../../engines/product";
 import type { LookupCaller } from "../../lookups/service";
 import { registeredProducts } from "../../products/registry";
 import type { ActOutcome, KeyAct } from "../key-act";
@@ -15,6 +16,8 @@ import type { AppEnv } from "../../types";
  */
 export interface Caller {
   c: Context<AppEnv>;
+  /** One tool call's own `defer` (server.ts `run`), so its failure fails its own deferred work alone. */
+  defer?: Defer;
 }
 
 export interface ApiFailure {
@@ -61,7 +64,7 @@ export function lookupCallerOf(caller: Caller): LookupCaller {
     principal: secretPrincipal(c),
     requestId: toolCallId(caller),
     ...(c.var.admission ? { admission: c.var.admission } : {}),
-    defer: deferrerOf(c),
+    defer: caller.defer ?? deferrerOf(c),
   };
 }
 

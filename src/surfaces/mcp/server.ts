@@ -2,7 +2,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ListToolsRequestSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { z } from "zod";
-import { deferredCount, failDeferredSince } from "../../http/trace-answer";
+import { callDeferrer } from "../../http/trace-answer";
 import { fieldErrors } from "../../http/validation";
 import { admitPending } from "../../limits/admit";
 import { quote, type Quote } from "../../lookups/quote";
@@ -82,18 +82,18 @@ async function admitted(caller: Caller, result: CallToolResult): Promise<CallToo
   });
 }
 
+/** A tool's work, given the call's own caller (its own `defer`). */
+type ToolWork = (args: Record<string, unknown>, call: Caller) => Promise<CallToolResult>;
+
 /**
  * Runs a tool: its arguments validated (VALIDATION_FAILED with field errors, as HTTP's 422), `max_credits` checked
  * (refused before anything is held), then the work; every refusal a tool error with the API's code.
  */
-async function run(
-  caller: Caller,
-  spec: ToolSpec,
-  raw: Record<string, unknown>,
-  work: (args: Record<string, unknown>) => Promise<CallToolResult>,
-): Promise<CallToolResult> {
+async function run(caller: Caller, spec: ToolSpec, raw: Record<string, unknown>, work: ToolWork) {
   const requestId = caller.c.var.requestId;
-  const since = deferredCount(caller.c);
+  // The work this call defers is its own: a failure of it fails that work alone, whatever other calls deferred.
+  const deferred = callDeferrer(caller.c);
+  const call: Caller = { ...caller, defer: deferred.defer };
   try {
     const parsed = spec.input.safeParse(raw);
     if (!parsed.success) {
@@ -114,10 +114,10 @@ async function run(
       }
     }
     // Each tool reads its arguments again with its route's own schemas (refinements, transforms): they go as given.
-    return await admitted(caller, await work(raw));
+    return await admitted(caller, await work(raw, call));
   } catch (err) {
-    // The call answers an error: what it deferred (a lookup's settlement) releases its hold instead of charging.
-    failDeferredSince(caller.c, since);
+    // The call answers an error: what it deferred releases its hold, or refunds what it settled, instead of charging.
+    deferred.fail();
     if (err instanceof Refusal) return admitted(caller, failed(err.body));
     console.error(
       JSON.stringify({
@@ -139,12 +139,7 @@ async function run(
  * The SDK is handed an open input schema so that invalid arguments reach `run`, which answers them with the API's
  * VALIDATION_FAILED and field errors; clients see the real schemas in `tools/list` (toolListing).
  */
-function register(
-  server: McpServer,
-  caller: Caller,
-  spec: ToolSpec,
-  work: (args: Record<string, unknown>) => Promise<CallToolResult>,
-) {
+function register(server: McpServer, caller: Caller, spec: ToolSpec, work: ToolWork) {
   const config = {
     title: spec.title,
     description: spec.description,
@@ -217,8 +212,8 @@ export function buildServer(caller: Caller, routes: Routes): McpServer {
   );
   const tools = toolSpecs(routes);
   for (const spec of tools) {
-    register(server, caller, spec, async (args) => {
-      const answer = await spec.invoke!(args, caller);
+    register(server, caller, spec, async (args, call) => {
+      const answer = await spec.invoke!(args, call);
       return answer.ok ? succeeded(answer.data, answer.meta) : failed(answer.error);
     });
   }

@@ -196,7 +196,7 @@ describe("settling an IP lookup after the answer", () => {
       requestId: "req_batch_opener",
       inputs: placedIps(3),
       options: OPTIONS,
-      defer: (work) => later.push(work),
+      defer: (work) => work && later.push(work),
     });
     // One hold of three units: one credit bought, two of its units lent to the pool, all three it kept used.
     expect([run.items.map((i) => i.meta.credits_used), run.creditsUsed, run.prepaid, run.creditsRemaining]).toEqual([
@@ -226,7 +226,14 @@ describe("settling an IP lookup after the answer", () => {
     const slow = { ...ip, lookup: async (...args: Parameters<typeof ip.lookup>) => (await gate, ip.lookup(...args)) };
     const later: (() => Promise<unknown>)[] = [];
     const run = (product: typeof ip, requestId: string, value: string) =>
-      walk(product, { env, payer, requestId, inputs: [value], options: OPTIONS, defer: (work) => later.push(work) });
+      walk(product, {
+        env,
+        payer,
+        requestId,
+        inputs: [value],
+        options: OPTIONS,
+        defer: (work) => work && later.push(work),
+      });
     const opener = run(slow, "req_unplaced_opener", unplaced());
     await eventually(
       async () => (await accountObject(acct.accountId).snapshot()).reserved,
