@@ -183,8 +183,9 @@ export class Reservations {
     const closed = unitHold
       ? this.pool.close(unitHold, units, reservation.amount, settlement.asAnswered === true)
       : null;
-    // What a refund of the request gives back to the pool (queued work is never refunded).
-    if (unitHold && !settlement.operationId)
+    // What a refund of the request gives back to the pool. Queued work is never refunded, nor a settlement made after
+    // its answer (`asAnswered`): a request that failed released that hold instead of settling it.
+    if (unitHold && !settlement.operationId && settlement.asAnswered !== true)
       this.refunds.keepUnits(
         reservation.request_id,
         unitHold,
