@@ -52,6 +52,7 @@ export const keyView = (row: ApiKey) => ({
   challenge_site_key: row.challengeSiteKey,
   created_at: new Date(row.createdAt).toISOString(),
   revoked_at: row.revokedAt === null ? null : new Date(row.revokedAt).toISOString(),
+  holder_left_at: row.holderLeftAt === null ? null : new Date(row.holderLeftAt).toISOString(),
 });
 
 /** Secret and publishable keys (shown once at creation), revocation, and the sandbox switch. */

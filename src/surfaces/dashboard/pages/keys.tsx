@@ -37,6 +37,9 @@ function KeyRow({ row, csrf }: { row: ApiKey; csrf: string }) {
       <td>
         {row.revokedAt !== null ? (
           `revoked ${when(row.revokedAt)}`
+        ) : row.holderLeftAt !== null ? (
+          // Not revoked by anyone: its holder was removed, so it answers KEY_ACCOUNT_MISMATCH for good.
+          `holder left the account ${when(row.holderLeftAt)}`
         ) : (
           <form method="post" action={`/dashboard/keys/${row.id}/revoke`} class="inline">
             <Csrf token={csrf} />

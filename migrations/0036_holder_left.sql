@@ -1,0 +1,39 @@
+-- A key whose holder was removed answers 403 KEY_ACCOUNT_MISMATCH for good (the error table of the spec), not 401 as a
+-- revocation would: `holder_left_at` records that its holder left (set by a removal on the dashboard, and by an
+-- invitation of someone the operator detached). Keys that 0035 and the removals before this release revoked for that
+-- reason are turned back into such keys where the data tells them apart (docs/dashboard.md, "Removing a member").
+ALTER TABLE `api_keys` ADD `holder_left_at` integer;--> statement-breakpoint
+-- 1. The keys 0035 revoked: all at one whole second, the moment 0035 ran (its record in d1_migrations, written in
+-- the same batch), held by someone with no membership begun before the key.
+UPDATE `api_keys` SET `holder_left_at` = `revoked_at`
+WHERE `user_id` IS NOT NULL AND `revoked_at` IS NOT NULL AND `revoked_at` % 1000 = 0
+	AND NOT EXISTS (SELECT 1 FROM `memberships` m WHERE m.`account_id` = `api_keys`.`account_id`
+		AND m.`user_id` = `api_keys`.`user_id` AND m.`created_at` <= `api_keys`.`created_at`)
+	AND EXISTS (SELECT 1 FROM `d1_migrations` d
+		WHERE d.`name` IN ('0035_removed_member_keys.sql', '0034_removed_member_keys.sql')
+		AND `api_keys`.`revoked_at` BETWEEN (CAST(strftime('%s', d.`applied_at`) AS INTEGER) - 60) * 1000
+			AND CAST(strftime('%s', d.`applied_at`) AS INTEGER) * 1000);--> statement-breakpoint
+-- 2. Keys a dashboard removal (or an invitation of a detached holder) revoked since 0035: the holder has had no
+-- membership since the revocation (none now, or one begun at or after it), and it is the last thing that happened
+-- to their keys on the account before that membership (no key of theirs made or revoked later), as a removal is.
+UPDATE `api_keys` SET `holder_left_at` = `revoked_at`
+WHERE `user_id` IS NOT NULL AND `revoked_at` IS NOT NULL AND `holder_left_at` IS NULL
+	AND NOT EXISTS (SELECT 1 FROM `memberships` m WHERE m.`account_id` = `api_keys`.`account_id`
+		AND m.`user_id` = `api_keys`.`user_id` AND m.`created_at` < `api_keys`.`revoked_at`)
+	AND NOT EXISTS (SELECT 1 FROM `api_keys` o, (SELECT coalesce((SELECT m.`created_at` FROM `memberships` m
+			WHERE m.`account_id` = `api_keys`.`account_id` AND m.`user_id` = `api_keys`.`user_id`), 9e18) AS `until`) u
+		WHERE o.`account_id` = `api_keys`.`account_id` AND o.`user_id` = `api_keys`.`user_id`
+		AND ((o.`created_at` > `api_keys`.`revoked_at` AND o.`created_at` < u.`until`)
+			OR (o.`revoked_at` > `api_keys`.`revoked_at` AND o.`revoked_at` < u.`until`)));--> statement-breakpoint
+-- 3. Members removed, invited again and accepted before 0035: their old keys work again today. A key made before
+-- the membership of the holder began is from an earlier one; the membership was an invitation accepted later (an
+-- operator add-member is accepted the moment it is made, and vouches for the keys it detached). When they left is
+-- not recorded: the invitation that brought them back is the latest it can have been.
+UPDATE `api_keys` SET `holder_left_at` = (SELECT m.`created_at` FROM `memberships` m
+	WHERE m.`account_id` = `api_keys`.`account_id` AND m.`user_id` = `api_keys`.`user_id`)
+WHERE `user_id` IS NOT NULL AND `revoked_at` IS NULL AND `holder_left_at` IS NULL
+	AND EXISTS (SELECT 1 FROM `memberships` m WHERE m.`account_id` = `api_keys`.`account_id`
+		AND m.`user_id` = `api_keys`.`user_id` AND m.`created_at` > `api_keys`.`created_at`
+		AND m.`accepted_at` > m.`created_at`);--> statement-breakpoint
+-- The keys of 1 and 2 were revoked because their holder left, by no one: no longer revoked, they answer 403.
+UPDATE `api_keys` SET `revoked_at` = NULL WHERE `holder_left_at` IS NOT NULL AND `revoked_at` = `holder_left_at`;
