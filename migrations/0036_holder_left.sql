@@ -1,7 +1,10 @@
 -- A key whose holder was removed answers 403 KEY_ACCOUNT_MISMATCH for good (the error table of the spec), not 401 as a
 -- revocation would: `holder_left_at` records that its holder left (set by a removal on the dashboard, and by an
 -- invitation of someone the operator detached). Keys that 0035 and the removals before this release revoked for that
--- reason are turned back into such keys where the data tells them apart (docs/dashboard.md, "Removing a member").
+-- reason get it too, where the data tells them apart (docs/dashboard.md, "Removing a member"), at the instant of that
+-- revocation: `revoked_at` stays, so the release before, still serving while this one rolls out (and after a
+-- rollback), refuses them as before; this release reads a revocation at the instant the holder left as no person's
+-- and answers 403 (`revokedByPerson`, src/db/keys.ts).
 ALTER TABLE `api_keys` ADD `holder_left_at` integer;--> statement-breakpoint
 -- 1. The keys 0035 revoked: all at one whole second, the moment 0035 ran (its record in d1_migrations, written in
 -- the same batch), held by someone with no membership begun before the key.
@@ -34,6 +37,4 @@ UPDATE `api_keys` SET `holder_left_at` = (SELECT m.`created_at` FROM `membership
 WHERE `user_id` IS NOT NULL AND `revoked_at` IS NULL AND `holder_left_at` IS NULL
 	AND EXISTS (SELECT 1 FROM `memberships` m WHERE m.`account_id` = `api_keys`.`account_id`
 		AND m.`user_id` = `api_keys`.`user_id` AND m.`created_at` > `api_keys`.`created_at`
-		AND m.`accepted_at` > m.`created_at`);--> statement-breakpoint
--- The keys of 1 and 2 were revoked because their holder left, by no one: no longer revoked, they answer 403.
-UPDATE `api_keys` SET `revoked_at` = NULL WHERE `holder_left_at` IS NOT NULL AND `revoked_at` = `holder_left_at`;
+		AND m.`accepted_at` > m.`created_at`);

@@ -38,6 +38,14 @@ export async function queryKeyByHash(db: Database, keyHash: string) {
 export type StoredKey = NonNullable<Awaited<ReturnType<typeof queryKeyByHash>>>;
 
 /**
+ * When a person revoked the key (401), or null. A revocation at the very instant its holder left is no person's: the
+ * release before 0036 revoked a removed member's keys, and 0036 records their departure at that instant, keeping
+ * `revoked_at` so that release, still serving while the update rolls out, refuses them too; they answer as departed.
+ */
+export const revokedByPerson = (key: { revokedAt: number | null; holderLeftAt: number | null }) =>
+  key.revokedAt !== null && key.revokedAt !== key.holderLeftAt ? key.revokedAt : null;
+
+/**
  * A key whose holder is not an accepted member of the account (KEY_ACCOUNT_MISMATCH): marked when they were removed on
  * the dashboard (for good: a later membership revives none of their keys), or without an accepted membership now
  * (detached by the operator, or invited again and not yet accepted: a pending invitation makes no keys of its own).

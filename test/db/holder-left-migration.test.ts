@@ -3,10 +3,11 @@ import { beforeAll, describe, expect, it } from "vitest";
 
 /**
  * migrations/0036_holder_left.sql: keys revoked because their holder left (by 0035, by a dashboard removal or an
- * invitation of a detached holder since) become "holder left" keys again (403, not 401), and keys of members who were
- * removed, invited again and accepted before 0035 (working again) become such keys too; keys a person revoked, keys
- * the operator detached and keys of the current membership stay as they were. An empty database is migrated to 0034,
- * filled as the old code left it, migrated through 0035, changed as the code of 0035's release would, then to 0036.
+ * invitation of a detached holder since) are marked "holder left" at that instant (403, not 401; the revocation stays
+ * for the release before), and keys of members who were removed, invited again and accepted before 0035 (working
+ * again) are marked too; keys a person revoked, keys the operator detached and keys of the current membership stay as
+ * they were. An empty database is migrated to 0034, filled as the old code left it, migrated through 0035, changed as
+ * the code of 0035's release would, then to 0036.
  */
 const db = env.MIGRATION_DB;
 const T = Date.now() - 30 * 86_400_000;
@@ -95,6 +96,8 @@ beforeAll(async () => {
 });
 
 type Row = { revoked_at: number | null; holder_left_at: number | null };
+/** Revoked because the holder left: 0036 records the departure at that instant and keeps the revocation. */
+const departed = (at: number): Row => ({ revoked_at: at, holder_left_at: at });
 const left = (at: number): Row => ({ revoked_at: null, holder_left_at: at });
 const revoked = (at: number): Row => ({ revoked_at: at, holder_left_at: null });
 const live: Row = { revoked_at: null, holder_left_at: null };
@@ -105,19 +108,19 @@ describe("migration 0036: keys whose holder left", () => {
     expect(v).toBeLessThan(after);
   });
 
-  it("turns the keys 0035 revoked back into holder-left keys, whether or not the holder came back since", () => {
-    expect([keys.get("k1"), keys.get("k2")]).toEqual([left(v), left(v)]);
+  it("marks the keys 0035 revoked as holder-left keys, whether or not the holder came back since", () => {
+    expect([keys.get("k1"), keys.get("k2")]).toEqual([departed(v), departed(v)]);
   });
 
   it("marks the keys of members invited back and accepted before 0035, not the keys of their new membership", () => {
     expect([keys.get("k3"), keys.get("k3-new")]).toEqual([left(min(2)), live]);
   });
 
-  it("turns keys a dashboard removal or invitation revoked back into holder-left keys", () => {
+  it("marks the keys a dashboard removal or invitation revoked as holder-left keys", () => {
     expect([keys.get("k7"), keys.get("k8"), keys.get("k9")]).toEqual([
-      left(after + 1_000),
-      left(after + 2_000),
-      left(after + 6_000),
+      departed(after + 1_000),
+      departed(after + 2_000),
+      departed(after + 6_000),
     ]);
     expect(keys.get("k8-new")).toEqual(live);
   });
