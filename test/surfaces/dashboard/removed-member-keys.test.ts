@@ -124,6 +124,14 @@ describe("dashboard: a removed member's keys", () => {
     expect(row(team.keys.publishable)).toMatch(/holder left the account/);
     expect(row(team.keys.revoked)).toMatch(/revoked \d{4}-/);
     expect(row(team.keys.revoked)).not.toContain("holder left");
+    // The operator's list says the same.
+    const { id } = (await call<{ id: string }>("/api/v1/account", bearer(await freshOwnerKey(team)))).body.data;
+    const { keys } = await admin<{
+      keys: { hint: string; revoked_at: string | null; holder_left_at: string | null }[];
+    }>("GET", `/accounts/${id}/keys`);
+    const view = (key: string) => keys.find((k) => k.hint.endsWith(key.slice(-4)));
+    expect(view(team.keys.secret)).toMatchObject({ revoked_at: null, holder_left_at: expect.any(String) });
+    expect(view(team.keys.revoked)).toMatchObject({ revoked_at: expect.any(String), holder_left_at: null });
   });
 });
 
