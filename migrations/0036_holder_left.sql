@@ -6,16 +6,14 @@
 -- rollback), refuses them as before; this release reads a revocation at the instant the holder left as no person's
 -- and answers 403 (`revokedByPerson`, src/db/keys.ts).
 ALTER TABLE `api_keys` ADD `holder_left_at` integer;--> statement-breakpoint
--- 1. The keys 0035 revoked: all at one whole second, the moment 0035 ran (its record in d1_migrations, written in
--- the same batch), held by someone with no membership begun before the key.
+-- 1. The keys 0035 revoked: at a whole second (strftime), not before the day 0035 was written (2026-11-29 UTC), held
+-- by someone with no membership begun before the key. (The record of when 0035 ran, in d1_migrations, is not read:
+-- not every tool that applies these files keeps one.) A person revokes at a whole second once in a thousand times.
 UPDATE `api_keys` SET `holder_left_at` = `revoked_at`
 WHERE `user_id` IS NOT NULL AND `revoked_at` IS NOT NULL AND `revoked_at` % 1000 = 0
+	AND `revoked_at` >= 1795910400000
 	AND NOT EXISTS (SELECT 1 FROM `memberships` m WHERE m.`account_id` = `api_keys`.`account_id`
-		AND m.`user_id` = `api_keys`.`user_id` AND m.`created_at` <= `api_keys`.`created_at`)
-	AND EXISTS (SELECT 1 FROM `d1_migrations` d
-		WHERE d.`name` IN ('0035_removed_member_keys.sql', '0034_removed_member_keys.sql')
-		AND `api_keys`.`revoked_at` BETWEEN (CAST(strftime('%s', d.`applied_at`) AS INTEGER) - 60) * 1000
-			AND CAST(strftime('%s', d.`applied_at`) AS INTEGER) * 1000);--> statement-breakpoint
+		AND m.`user_id` = `api_keys`.`user_id` AND m.`created_at` <= `api_keys`.`created_at`);--> statement-breakpoint
 -- 2. Keys a dashboard removal (or an invitation of a detached holder) revoked since 0035: the holder has had no
 -- membership since the revocation (none now, or one begun at or after it), and it is the last thing that happened
 -- to their keys on the account before that membership (no key of theirs made or revoked later), as a removal is.

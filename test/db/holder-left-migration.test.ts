@@ -53,7 +53,7 @@ beforeAll(async () => {
     "INSERT INTO accounts (id, email, email_verified, created_at) VALUES ('acct', 'owner@example.com', 1, ?)",
     T,
   );
-  for (const user of ["u1", "u2", "u3", "u4", "u5", "u6", "u7", "u8", "u9"])
+  for (const user of ["u1", "u2", "u3", "u4", "u5", "u6", "u7", "u8", "u9", "u10"])
     await run("INSERT INTO users (id, email, created_at) VALUES (?, ?, ?)", user, `${user}@example.com`, T);
   // Before 0035, removals deleted the membership only.
   await member("u1", T, T); // removed, still gone
@@ -77,6 +77,11 @@ beforeAll(async () => {
   await key("k8", "u8", min(1));
   await key("k9", "u9", min(1));
   await key("k10", null, min(1), min(5)); // a key held by nobody, revoked
+  // Removed, invited again; an owner revoked the old key meanwhile, at a whole second (before 0035 was written).
+  await member("u10", T, T);
+  await key("k11", "u10", min(1), Math.floor(min(4) / 1000) * 1000);
+  await leave("u10");
+  await member("u10", min(3), null);
   await applyD1Migrations(db, upTo("0035_removed_member_keys.sql"));
   v = (await db.prepare("SELECT revoked_at FROM api_keys WHERE id = 'k1'").first<{ revoked_at: number }>())!.revoked_at;
   // The code of 0035's release, afterwards.
@@ -126,12 +131,14 @@ describe("migration 0036: keys whose holder left", () => {
   });
 
   it("leaves keys a person revoked, keys the operator detached or added back, and keys of no holder", () => {
-    expect([keys.get("k4"), keys.get("k5"), keys.get("k6"), keys.get("k7-revoked"), keys.get("k10")]).toEqual([
+    const ids = ["k4", "k5", "k6", "k7-revoked", "k10", "k11"];
+    expect(ids.map((id) => keys.get(id))).toEqual([
       live,
       revoked(min(2)),
       live,
       revoked(min(3)),
       revoked(min(5)),
+      revoked(Math.floor(min(4) / 1000) * 1000),
     ]);
   });
 });
