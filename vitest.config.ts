@@ -93,7 +93,8 @@ const workerd = () =>
  * with random ids and shares one runtime per worker.
  */
 const PRISTINE = [
-  // Migrates MIGRATION_DB step by step, as test/db/migration.test.ts does in the shared runtime.
+  // Each migrates MIGRATION_DB step by step, as test/db/migration.test.ts does in the shared runtime.
+  "test/db/holder-left-migration.test.ts",
   "test/db/reference-keys.test.ts",
   "test/engines/datasets/dataset-refresh.test.ts",
   "test/engines/datasets/stand-in-coverage.test.ts",

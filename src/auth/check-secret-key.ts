@@ -1,5 +1,5 @@
 import { database } from "../db/client";
-import { holderLeft } from "../db/keys";
+import { holderLeft, revokedByPerson } from "../db/keys";
 import { sha256Hex } from "../platform/tokens";
 import type { Principal } from "../types";
 import { findKeyByHash } from "./key-lookup";
@@ -28,7 +28,7 @@ const refuse = (code: KeyRefusal["code"], message: string): KeyCheck => ({ ok: f
 export async function checkSecretKey(env: Env, token: string, source: string | undefined): Promise<KeyCheck> {
   if (!KEY_PATTERNS.secret.test(token)) return refuse("UNAUTHENTICATED", "The key is not a well-formed secret key.");
   const key = await findKeyByHash(database(env), await sha256Hex(token), source);
-  if (key?.kind !== "secret" || key.revokedAt !== null)
+  if (key?.kind !== "secret" || revokedByPerson(key) !== null)
     return refuse("UNAUTHENTICATED", "The key is unknown or revoked.");
   if (!key.emailVerified)
     return refuse("EMAIL_NOT_VERIFIED", "Confirm the account's email address before using its keys.");

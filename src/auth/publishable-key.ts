@@ -2,7 +2,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
 import { z } from "zod";
 import { database } from "../db/client";
-import { holderLeft } from "../db/keys";
+import { holderLeft, revokedByPerson } from "../db/keys";
 import { ApiError } from "../http/errors";
 import { attachDoc } from "../http/openapi";
 import { limitHit } from "../limits/admission";
@@ -65,7 +65,7 @@ export function publishableKey(): MiddlewareHandler<AppEnv> {
     const body = publishableBody.parse(await c.req.json());
     if (!KEY_PATTERNS.publishable.test(body.key)) throw invalidKey();
     const key = await findKeyByHash(database(c.env), await sha256Hex(body.key), c.req.header("CF-Connecting-IP"));
-    if (key?.kind !== "publishable" || key.revokedAt !== null) throw invalidKey();
+    if (key?.kind !== "publishable" || revokedByPerson(key) !== null) throw invalidKey();
     if (holderLeft(key))
       throw new ApiError("KEY_ACCOUNT_MISMATCH", "The key's holder is no longer a member of its account.");
     if (!originAllowed(c.req.header("Origin"), key.allowedDomains)) {

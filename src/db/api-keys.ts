@@ -4,6 +4,9 @@ import { apiKeys } from "./schema";
 
 export type ApiKey = typeof apiKeys.$inferSelect;
 
+/** Whether a key can still act: neither revoked nor left behind by a departed holder (lists of keys to pick). */
+export const isLiveKey = (key: ApiKey) => key.revokedAt === null && key.holderLeftAt === null;
+
 /** Stores a newly minted key (its hash only) and returns the stored row. */
 export async function insertApiKey(db: Database, key: typeof apiKeys.$inferInsert): Promise<ApiKey> {
   const [row] = await db.insert(apiKeys).values(key).returning();
@@ -36,11 +39,19 @@ export function accountKey(db: Database, accountId: string, keyId: string): Prom
 }
 
 /**
- * Revokes every key the member holds on the account (a query to await or batch): at their removal on the dashboard,
- * and when a non-member is invited, so a key from an earlier membership never works again (docs/dashboard.md).
+ * Marks every live key the member holds on the account as a departed holder's (a query to await or batch): at their
+ * removal on the dashboard, and when a non-member is invited, so a key from an earlier membership answers
+ * KEY_ACCOUNT_MISMATCH for good (docs/dashboard.md). Revoked keys stay as they are: a person revoked them (401).
  */
-export const revokeHolderKeys = (db: Database, holder: { accountId: string; userId: string; now: number }) =>
+export const markHolderLeft = (db: Database, holder: { accountId: string; userId: string; now: number }) =>
   db
     .update(apiKeys)
-    .set({ revokedAt: holder.now })
-    .where(and(eq(apiKeys.accountId, holder.accountId), eq(apiKeys.userId, holder.userId), isNull(apiKeys.revokedAt)));
+    .set({ holderLeftAt: holder.now })
+    .where(
+      and(
+        eq(apiKeys.accountId, holder.accountId),
+        eq(apiKeys.userId, holder.userId),
+        isNull(apiKeys.revokedAt),
+        isNull(apiKeys.holderLeftAt),
+      ),
+    );

@@ -20,6 +20,7 @@ export async function queryKeyByHash(db: Database, keyHash: string) {
       dailyCreditCap: apiKeys.dailyCreditCap,
       challengeSecret: apiKeys.challengeSecret,
       revokedAt: apiKeys.revokedAt,
+      holderLeftAt: apiKeys.holderLeftAt,
       emailVerified: accounts.emailVerified,
       accountEmail: accounts.email,
       accountCreatedAt: accounts.createdAt,
@@ -37,9 +38,18 @@ export async function queryKeyByHash(db: Database, keyHash: string) {
 export type StoredKey = NonNullable<Awaited<ReturnType<typeof queryKeyByHash>>>;
 
 /**
- * A key whose holder is not an accepted member of the account (KEY_ACCOUNT_MISMATCH): they left, or were invited again
- * and have not accepted (a pending invitation makes no keys of its own, so a key held then is from an earlier
- * membership and must not work again before they do). Keys created without a holder never mismatch.
+ * When a person revoked the key (401), or null. A revocation at the very instant its holder left is no person's: the
+ * release before 0036 revoked a removed member's keys, and 0036 records their departure at that instant, keeping
+ * `revoked_at` so that release, still serving while the update rolls out, refuses them too; they answer as departed.
+ */
+export const revokedByPerson = (key: { revokedAt: number | null; holderLeftAt: number | null }) =>
+  key.revokedAt !== null && key.revokedAt !== key.holderLeftAt ? key.revokedAt : null;
+
+/**
+ * A key whose holder is not an accepted member of the account (KEY_ACCOUNT_MISMATCH): marked when they were removed on
+ * the dashboard (for good: a later membership revives none of their keys), or without an accepted membership now
+ * (detached by the operator, or invited again and not yet accepted: a pending invitation makes no keys of its own).
+ * Keys created without a holder never mismatch.
  */
 export const holderLeft = (key: StoredKey) =>
-  key.userId !== null && (key.memberUserId === null || key.memberAcceptedAt === null);
+  key.userId !== null && (key.holderLeftAt !== null || key.memberUserId === null || key.memberAcceptedAt === null);

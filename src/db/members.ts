@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, isNotNull, isNull, or, sql } from "drizzle-orm";
 import type { Database } from "./client";
-import { revokeHolderKeys } from "./api-keys";
+import { markHolderLeft } from "./api-keys";
 import { memberships, users } from "./schema";
 
 const membership = (accountId: string, userId: string) =>
@@ -36,16 +36,16 @@ export async function removeMembership(db: Database, accountId: string, userId: 
 }
 
 /**
- * Removes the user from the account and revokes, in the same batch, every key they hold there (the dashboard's
- * removal): the keys stop for good, so inviting the address again revives none of them; keys the member makes after
- * accepting are new ones. False when they were not a member.
+ * Removes the user from the account and marks, in the same batch, every live key they hold there as a departed
+ * holder's (the dashboard's removal): the keys answer KEY_ACCOUNT_MISMATCH for good, so inviting the address again
+ * revives none of them; keys the member makes after accepting are new ones. False when they were not a member.
  */
 export async function removeMemberWithKeys(
   db: Database,
   removal: { accountId: string; userId: string; now: number },
 ): Promise<boolean> {
   const [, removed] = await db.batch([
-    revokeHolderKeys(db, removal),
+    markHolderLeft(db, removal),
     db
       .delete(memberships)
       .where(membership(removal.accountId, removal.userId))

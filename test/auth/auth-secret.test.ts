@@ -75,6 +75,29 @@ describe("secret keys", () => {
     expect((await account(unseen)).status).toBe(200);
   });
 
+  it(
+    "a key revoked at the instant its holder left (migration 0036's) answers 403 KEY_ACCOUNT_MISMATCH, even with " +
+      "the holder back; one a person revoked answers 401",
+    async () => {
+      const acct = await createAccount();
+      const mark = (keyId: string, revokedAt: number, holderLeftAt: number) =>
+        env.DB.prepare("UPDATE api_keys SET revoked_at = ?, holder_left_at = ? WHERE id = ?")
+          .bind(revokedAt, holderLeftAt, keyId)
+          .run();
+      const other = await admin<{ id: string; key: string }>("POST", `/accounts/${acct.accountId}/keys/secret`, {
+        user_id: acct.userId,
+        scopes: ["account"],
+      });
+      // Neither key was looked up yet, so no cached row answers; the holder is an accepted member throughout.
+      await mark(acct.keyId, 1_700_000_000_000, 1_700_000_000_000);
+      await mark(other.id, 1_700_000_060_000, 1_700_000_000_000);
+      const departed = await account(acct.key);
+      expect([departed.status, departed.body.error.code]).toEqual([403, "KEY_ACCOUNT_MISMATCH"]);
+      const revoked = await account(other.key);
+      expect([revoked.status, revoked.body.error.code]).toEqual([401, "UNAUTHENTICATED"]);
+    },
+  );
+
   it("checks the source allowlist (IPv4, IPv6, CIDR, IPv4-mapped IPv6) from CF-Connecting-IP", async () => {
     const acct = await createAccount({ key: { allowed_ips: ["203.0.113.0/24", "2001:db8::/32", "198.51.100.7"] } });
     for (const ip of ["203.0.113.9", "2001:db8:1::5", "198.51.100.7", "::ffff:203.0.113.200"]) {

@@ -56,7 +56,10 @@ export const apiKeys = sqliteTable(
     accountId: text("account_id")
       .notNull()
       .references(() => accounts.id),
-    /** The member who holds the key; when they leave the account the key answers KEY_ACCOUNT_MISMATCH. */
+    /**
+     * The member who holds the key; when they leave the account the key answers KEY_ACCOUNT_MISMATCH: while they have
+     * no accepted membership, and for good once `holderLeftAt` is set.
+     */
     userId: text("user_id").references(() => users.id),
     kind: text("kind", { enum: ["secret", "publishable"] }).notNull(),
     /** SHA-256 hex of the whole key; the key itself is shown once and never stored. */
@@ -71,6 +74,12 @@ export const apiKeys = sqliteTable(
     challengeSecret: text("challenge_secret"),
     createdAt: createdAt(),
     revokedAt: integer("revoked_at"),
+    /**
+     * When the holder was removed from the account on the dashboard (or invited back after the operator detached
+     * them): the key answers KEY_ACCOUNT_MISMATCH from then on, whatever membership the holder has later. Not a
+     * revocation (that is a person's act, 401): the spec answers a departed holder's key with 403.
+     */
+    holderLeftAt: integer("holder_left_at"),
   },
   (t) => [index("api_keys_account").on(t.accountId)],
 );

@@ -1,7 +1,7 @@
 import { forgetMemberKeys } from "../../auth/key-lookup";
 import { newId } from "../../platform/tokens";
 import { accountById } from "../../db/accounts";
-import { revokeHolderKeys } from "../../db/api-keys";
+import { markHolderLeft } from "../../db/api-keys";
 import { type Database, database } from "../../db/client";
 import {
   acceptMembership,
@@ -86,10 +86,10 @@ export async function inviteMember(env: Env, invitation: Invitation, now = Date.
   if (!existing) await insertUser(db, { id: userId, email, createdAt: now });
   // Invited, not yet a member who receives mail: that waits until they accept (follow the link, sign in).
   await addMemberWithRole(db, { accountId, userId, role, now, acceptedAt: null });
-  // A returning member's old keys were revoked at a removal here (removeMemberWithKeys), not at the operator's; the
-  // invitation revives none of them, neither pending nor once accepted.
+  // A returning member's old keys were marked at a removal here (removeMemberWithKeys), not at the operator's; the
+  // invitation marks any still unmarked, so it revives none of them, neither pending nor once accepted.
   if (existing && !membership) {
-    await revokeHolderKeys(db, { accountId, userId, now });
+    await markHolderLeft(db, { accountId, userId, now });
     forgetMemberKeys(accountId, userId);
   }
   await sendInvitation(env, accountId, email, invitedBy);
@@ -106,9 +106,10 @@ async function lastOwner(db: Database, accountId: string, membership: { role: Ro
 }
 
 /**
- * Removes a member: the keys they hold on the account are revoked (401 UNAUTHENTICATED from then on, in other
- * isolates within the key cache's 10 s; a later invitation revives none of them) and their sessions in this account
- * end. The last owner cannot be removed, so an account always has someone to manage it.
+ * Removes a member: the keys they hold on the account answer 403 KEY_ACCOUNT_MISMATCH for good (at once here, in
+ * other isolates within the key cache's 10 s; a later invitation revives none of them; keys a person revoked stay
+ * 401) and their sessions in this account end. The last owner cannot be removed, so an account always has someone
+ * to manage it.
  */
 export async function removeMember(env: Env, accountId: string, userId: string): Promise<RemoveOutcome> {
   const db = database(env);

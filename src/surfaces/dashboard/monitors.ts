@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { ApiKey } from "../../db/api-keys";
+import { type ApiKey, isLiveKey } from "../../db/api-keys";
 import { monitorFamily, monitorShape } from "../../engines/monitors/run";
 import { monitorRequest, type FieldErrors } from "../../engines/monitors/request";
 import {
@@ -33,7 +33,7 @@ export const familyProduct = (family: string): Product | undefined => monitoredP
 
 /** Of the account's keys, the live secret keys that reach the product (its scope): a monitor's possible keys. */
 export const keysReaching = (keys: ApiKey[], product: Product): ApiKey[] =>
-  keys.filter((k) => k.kind === "secret" && k.revokedAt === null && k.scopes.includes(product.scope));
+  keys.filter((k) => k.kind === "secret" && isLiveKey(k) && k.scopes.includes(product.scope));
 
 export const monitorKeys = async (env: Env, accountId: string, product: Product): Promise<ApiKey[]> =>
   keysReaching(await listKeys(env, accountId), product);

@@ -5,6 +5,7 @@ import { SCOPES } from "../../../auth/scopes";
 import { parseRange } from "../../../auth/source-allowlist";
 import type { ApiKey } from "../../../db/api-keys";
 import { database, type Database } from "../../../db/client";
+import { revokedByPerson } from "../../../db/keys";
 import { isMember } from "../../../db/members";
 import { putSetting } from "../../../db/settings";
 import { ok } from "../../../http/envelope";
@@ -39,6 +40,8 @@ async function assertMember(db: Database, accountId: string, userId: string) {
   if (!(await isMember(db, accountId, userId))) throw validationFailed({ user_id: ["Not a member of this account."] });
 }
 
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
 export const keyView = (row: ApiKey) => ({
   id: row.id,
   account_id: row.accountId,
@@ -51,7 +54,8 @@ export const keyView = (row: ApiKey) => ({
   daily_credit_cap: row.dailyCreditCap,
   challenge_site_key: row.challengeSiteKey,
   created_at: new Date(row.createdAt).toISOString(),
-  revoked_at: row.revokedAt === null ? null : new Date(row.revokedAt).toISOString(),
+  revoked_at: iso(revokedByPerson(row)),
+  holder_left_at: iso(row.holderLeftAt),
 });
 
 /** Secret and publishable keys (shown once at creation), revocation, and the sandbox switch. */

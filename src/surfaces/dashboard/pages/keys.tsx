@@ -1,5 +1,6 @@
 import { SCOPES } from "../../../auth/scopes";
 import type { ApiKey } from "../../../db/api-keys";
+import { revokedByPerson } from "../../../db/keys";
 import type { DashboardSession } from "../session";
 import { FieldErrors } from "./field-errors";
 import { Csrf, Layout } from "./layout";
@@ -35,8 +36,11 @@ function KeyRow({ row, csrf }: { row: ApiKey; csrf: string }) {
       </td>
       <td>{when(row.createdAt)}</td>
       <td>
-        {row.revokedAt !== null ? (
+        {revokedByPerson(row) !== null ? (
           `revoked ${when(row.revokedAt)}`
+        ) : row.holderLeftAt !== null ? (
+          // Not revoked by anyone: its holder was removed, so it answers KEY_ACCOUNT_MISMATCH for good.
+          `holder left the account ${when(row.holderLeftAt)}`
         ) : (
           <form method="post" action={`/dashboard/keys/${row.id}/revoke`} class="inline">
             <Csrf token={csrf} />

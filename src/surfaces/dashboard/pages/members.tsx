@@ -78,8 +78,9 @@ export function MembersPage({
           </tbody>
         </table>
         <p class="muted">
-          A removed member's keys stop working (403 KEY_ACCOUNT_MISMATCH) and their sessions end. An invited address
-          receives no account mail until it accepts by signing in; an invitation not accepted within 7 days lapses.
+          A removed member's keys stop working for good (403 KEY_ACCOUNT_MISMATCH, even if the address is invited again)
+          and their sessions end. An invited address receives no account mail until it accepts by signing in; an
+          invitation not accepted within 7 days lapses.
         </p>
       </section>
       {owner ? (

@@ -1,4 +1,4 @@
-import type { ApiKey } from "../../../db/api-keys";
+import { type ApiKey, isLiveKey } from "../../../db/api-keys";
 import type { DashboardSession } from "../session";
 import type { ApiAnswer } from "../key-request";
 import type { TryForm } from "../try-it";
@@ -145,7 +145,7 @@ function ProductForm({
 
 /** Try it: one form per product, each running one lookup as the API request it stands for, with an account key. */
 export function TryPage({ session, forms, keys, sent }: TryPageProps) {
-  const live = keys.filter((k) => k.kind === "secret" && k.revokedAt === null);
+  const live = keys.filter((k) => k.kind === "secret" && isLiveKey(k));
   return (
     <Layout title="Try it" session={session} path="/dashboard/try">
       <p class="muted">

@@ -1,3 +1,4 @@
+import { isLiveKey } from "../../../db/api-keys";
 import { Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import {
@@ -42,7 +43,7 @@ const renderList = async (
   const { accountId } = c.var.session;
   const [keys, listing] = await Promise.all([listKeys(c.env, accountId), accountRuns(c.env, accountId, page)]);
   const products = bulkProducts().map((p) => ({ name: p.name, field: p.bulk!.field, objects: rowsAreObjects(p) }));
-  const live = keys.filter((k) => k.kind === "secret" && k.revokedAt === null);
+  const live = keys.filter((k) => k.kind === "secret" && isLiveKey(k));
   return c.html(
     <BulkPage
       session={c.var.session}
