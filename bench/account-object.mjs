@@ -21,14 +21,15 @@
 // profiles n more paid requests with the inspector's sampling profiler (the driver and the object share one isolate
 // under wrangler dev) and prints the heaviest functions; the profile is kept in bench/results/ for DevTools.
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { availableParallelism, tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { connectProfiler, cpuPerRequest, topFunctions } from "./lib/cpu-profile.mjs";
 import { runBench } from "./lib/harness.mjs";
 import { sampleTree } from "./lib/proc.mjs";
 import { checkRun, size } from "./lib/report.mjs";
-import { freePort, ROOT, requireNode22, stopProcess, waitForHttp } from "../scripts/lib/local.mjs";
+import { resources } from "./lib/resources.mjs";
+import { freePort, ROOT, requireNode22, waitForHttp } from "../scripts/lib/local.mjs";
 
 requireNode22();
 
@@ -40,20 +41,17 @@ const ROUNDS = size("BENCH_ROUNDS", 3, 1);
 const PROFILE = num("BENCH_PROFILE", 0);
 const RESULTS_DIR = join(ROOT, "bench", "results");
 
+const held = resources();
 let wrangler = null;
-let dir = null;
 
 await runBench({
   main,
-  cleanup: async () => {
-    if (wrangler) await stopProcess(wrangler), (wrangler = null);
-    if (dir) rmSync(dir, { recursive: true, force: true }), (dir = null);
-  },
+  held,
   timeoutMs: num("BENCH_TIMEOUT_MS", 10 * 60_000),
 });
 
 async function main() {
-  dir = mkdtempSync(join(tmpdir(), "account-object-bench-"));
+  const dir = held.tempDir("account-object-bench-");
   const config = join(dir, "wrangler.toml");
   writeFileSync(
     config,
@@ -77,32 +75,34 @@ async function main() {
   );
   const [port, inspectorPort] = [await freePort(), await freePort()];
   mkdirSync(RESULTS_DIR, { recursive: true });
-  wrangler = spawn(
-    join(ROOT, "node_modules/.bin/wrangler"),
-    [
-      "dev",
-      "-c",
-      config,
-      "--port",
-      String(port),
-      "--ip",
-      "127.0.0.1",
-      "--persist-to",
-      join(dir, "state"),
-      "--log-level",
-      "warn",
-      "--show-interactive-dev-session=false",
-      "--inspector-port",
-      String(inspectorPort),
-    ],
-    {
-      cwd: ROOT,
-      detached: true,
-      stdio: ["ignore", "ignore", "inherit"],
-      // wrangler's local tracing (on by default) writes a trace of every call, the object's RPCs included, to a
-      // store of its own in the same runtime: a cost per call that grows with the store and is no part of the object.
-      env: { ...process.env, X_LOCAL_OBSERVABILITY: process.env.X_LOCAL_OBSERVABILITY ?? "false" },
-    },
+  wrangler = held.process(
+    spawn(
+      join(ROOT, "node_modules/.bin/wrangler"),
+      [
+        "dev",
+        "-c",
+        config,
+        "--port",
+        String(port),
+        "--ip",
+        "127.0.0.1",
+        "--persist-to",
+        join(dir, "state"),
+        "--log-level",
+        "warn",
+        "--show-interactive-dev-session=false",
+        "--inspector-port",
+        String(inspectorPort),
+      ],
+      {
+        cwd: ROOT,
+        detached: true,
+        stdio: ["ignore", "ignore", "inherit"],
+        // wrangler's local tracing (on by default) writes a trace of every call, the object's RPCs included, to a
+        // store of its own in the same runtime: a cost per call that grows with the store and is no part of the object.
+        env: { ...process.env, X_LOCAL_OBSERVABILITY: process.env.X_LOCAL_OBSERVABILITY ?? "false" },
+      },
+    ),
   );
   const base = `http://127.0.0.1:${port}`;
   await waitForHttp(`${base}/?kind=ping`, { child: wrangler, timeoutMs: 120_000 });

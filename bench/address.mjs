@@ -20,17 +20,18 @@
 //
 // Writes bench/results/address.json (wrangler output: bench/results/address-wrangler.log). Exits 1 on an unexpected
 // answer, or with BENCH_ENFORCE=1 when a target is missed. Bounded by BENCH_TIMEOUT_MS (20 min).
-import { closeSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { availableParallelism, loadavg, tmpdir } from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { availableParallelism, loadavg } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
-import { ROOT, adminClient, requireNode22, stopProcess } from "../scripts/lib/local.mjs";
+import { ROOT, adminClient, requireNode22 } from "../scripts/lib/local.mjs";
 import { loadAddressData } from "../scripts/import-address.mjs";
 import { runBench } from "./lib/harness.mjs";
 import { checkRun, size } from "./lib/report.mjs";
 import { alternate, keepAliveAgent, benchAccount, round2, route, send, stats } from "./lib/load.mjs";
 import { sampleTree } from "./lib/proc.mjs";
+import { resources } from "./lib/resources.mjs";
 import { startWorker } from "./lib/stack.mjs";
 
 requireNode22();
@@ -49,9 +50,8 @@ const ADMIN_TOKEN = "bench-admin-token";
 const RESULTS_DIR = join(ROOT, "bench", "results");
 const ACCURACY = JSON.parse(readFileSync(join(ROOT, "test", "fixtures", "address-accuracy.json"), "utf8"));
 
-const children = { wrangler: null };
-const logFds = [];
-let workDir = null;
+const held = resources();
+let wrangler = null;
 let serial = 0;
 
 /** A verified US address nobody looked up before (a new line 1 each time). */
@@ -96,25 +96,19 @@ function bulkRows(n) {
   return { rows: rows.map((r) => r.row), expected };
 }
 
-async function cleanup() {
-  await Promise.all(Object.values(children).map((child) => child && stopProcess(child)));
-  for (const fd of logFds.splice(0)) closeSync(fd);
-  if (workDir) rmSync(workDir, { recursive: true, force: true }), (workDir = null);
-}
-
 async function main() {
   mkdirSync(RESULTS_DIR, { recursive: true });
   const startedAt = performance.now();
   const loadBefore = loadavg().map(round2);
-  workDir = mkdtempSync(join(tmpdir(), "address-bench-"));
-  const { base } = await startWorker({
-    dir: workDir,
+  const { base, child } = await startWorker({
+    held,
+    dir: held.tempDir("address-bench-"),
     vars: { ADMIN_TOKEN },
     log: "address-wrangler.log",
     frozen: process.env.BENCH_FROZEN !== "0",
     logLevel: process.env.BENCH_WRANGLER_LOG_LEVEL ?? "warn",
-    track: ({ child, logFd }) => ((children.wrangler = child), logFds.push(logFd)),
   });
+  wrangler = child;
   const admin = adminClient(base, ADMIN_TOKEN);
   const failures = [];
   const importStarted = performance.now();
@@ -242,7 +236,7 @@ async function bulkRun(agent, base, pool, size, failures) {
   let peak = 0;
   let job;
   for (;;) {
-    peak = Math.max(peak, sampleTree(children.wrangler.pid).workerdRssBytes);
+    peak = Math.max(peak, sampleTree(wrangler.pid).workerdRssBytes);
     const polled = await send(agent, `${base}/api/v1/address/bulk/${id}`, {
       key: await pool.next(),
       read: true,
@@ -308,7 +302,7 @@ async function accuracy(agent, base, pool) {
 
 await runBench({
   main,
-  cleanup,
+  held,
   timeoutMs: TIMEOUT_MS,
   logHint: "wrangler output: bench/results/address-wrangler.log",
 });

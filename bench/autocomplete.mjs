@@ -20,26 +20,17 @@
 // `npm run bench:smoke`, ends with a `[bench:check]` line: a figure missing or zero, or any answer that was not 200,
 // fails the run. Writes bench/results/autocomplete.json. Exits 1 on an unexpected answer, or with BENCH_ENFORCE=1
 // when the target is missed. Bounded by BENCH_TIMEOUT_MS (40 min).
-import {
-  closeSync,
-  createWriteStream,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { createWriteStream, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { once } from "node:events";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { DatabaseSync } from "node:sqlite";
-import { ROOT, adminClient, requireNode22, stopProcess } from "../scripts/lib/local.mjs";
+import { ROOT, adminClient, requireNode22 } from "../scripts/lib/local.mjs";
 import { importAddressDataset } from "../scripts/import-address.mjs";
 import { runBench } from "./lib/harness.mjs";
 import { SMOKE, checkRun, size } from "./lib/report.mjs";
 import { benchAccount, keepAliveAgent, latencySummary, round2, send } from "./lib/load.mjs";
+import { resources } from "./lib/resources.mjs";
 import { startWorker } from "./lib/stack.mjs";
 
 requireNode22();
@@ -54,9 +45,7 @@ const RESULTS_DIR = join(ROOT, "bench", "results");
 const PER_STREET = 20;
 const STREETS_PER_POSTCODE = 15;
 
-const children = { wrangler: null };
-const logFds = [];
-let workDir = null;
+const held = resources();
 
 /** A small deterministic generator (mulberry32): the same file every run. */
 function random(seed) {
@@ -164,15 +153,9 @@ function tableBytes(file) {
   }
 }
 
-async function cleanup() {
-  await Promise.all(Object.values(children).map((child) => child && stopProcess(child)));
-  for (const fd of logFds.splice(0)) closeSync(fd);
-  if (workDir) rmSync(workDir, { recursive: true, force: true }), (workDir = null);
-}
-
 async function main() {
   mkdirSync(RESULTS_DIR, { recursive: true });
-  workDir = mkdtempSync(join(tmpdir(), "autocomplete-bench-"));
+  const workDir = held.tempDir("autocomplete-bench-");
   const banPath = join(workDir, "adresses-bench.csv");
   const generated = performance.now();
   await writeBan(banPath, ADDRESSES);
@@ -181,12 +164,12 @@ async function main() {
       `${round2((performance.now() - generated) / 1000)} s`,
   );
   const { base } = await startWorker({
+    held,
     dir: workDir,
     vars: { ADMIN_TOKEN },
     log: "autocomplete-wrangler.log",
     frozen: process.env.BENCH_FROZEN !== "0",
     logLevel: process.env.BENCH_WRANGLER_LOG_LEVEL ?? "warn",
-    track: ({ child, logFd }) => ((children.wrangler = child), logFds.push(logFd)),
   });
   const imported = await importAddressDataset({
     dataset: "fr-ban",
@@ -304,7 +287,7 @@ function measured(name, make) {
 
 await runBench({
   main,
-  cleanup,
+  held,
   timeoutMs: TIMEOUT_MS,
   logHint: "wrangler output: bench/results/autocomplete-wrangler.log",
 });

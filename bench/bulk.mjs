@@ -40,15 +40,16 @@
 // BENCH_WRANGLER_LOG_LEVEL, BENCH_PACK_CREDITS, BENCH_HEALTH_PROBE, BENCH_ENFORCE.
 import { runBench } from "./lib/harness.mjs";
 import { checkRun, size } from "./lib/report.mjs";
+import { resources } from "./lib/resources.mjs";
 import { startWorker } from "./lib/stack.mjs";
-import { closeSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
-import { availableParallelism, tmpdir } from "node:os";
+import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
-import { ROOT, adminClient, isRunning, requireNode22, signalTree, stopProcess } from "../scripts/lib/local.mjs";
-import { startDoh, startRdap } from "./lib/fixtures.mjs";
+import { ROOT, adminClient, requireNode22 } from "../scripts/lib/local.mjs";
+import { startStandIns } from "./lib/stand-ins.mjs";
 import { keepAliveAgent, keyPool, round2, send, stats } from "./lib/load.mjs";
 import { treeSampler } from "./lib/proc.mjs";
 
@@ -124,27 +125,13 @@ const INVALID_SHAPES = [
   (n) => `just text ${n}`,
 ];
 
-const children = { wrangler: null };
-const fixtures = [];
-const logFds = [];
-let persistDir = null;
-
-async function cleanup() {
-  await Promise.all(Object.values(children).map((child) => child && stopProcess(child)));
-  await Promise.all(fixtures.splice(0).map((f) => f.close().catch(() => {})));
-  for (const fd of logFds.splice(0)) closeSync(fd);
-  if (persistDir) rmSync(persistDir, { recursive: true, force: true }), (persistDir = null);
-}
+const held = resources();
 const startedAt = performance.now();
 await runBench({
   main,
-  cleanup,
+  held,
   timeoutMs: TIMEOUT_MS,
   logHint: "wrangler output: bench/results/bulk-wrangler.log",
-  onExit: () => {
-    for (const child of Object.values(children)) if (child && isRunning(child)) signalTree(child, "SIGKILL");
-    if (persistDir) rmSync(persistDir, { recursive: true, force: true });
-  },
 });
 
 async function main() {
@@ -162,29 +149,28 @@ async function main() {
       return { MX: [`10 mx1.${name}.`, `20 mx2.${name}.`], TXT: ['"v=spf1 -all"'] };
     return undefined;
   };
-  const doh = await startDoh(zone, 0);
-  fixtures.push(doh);
-  const rdap = await startRdap((name) => (DISPOSABLE_DOMAINS.includes(name) ? "2012-06-01" : undefined));
-  fixtures.push(rdap);
+  const standIns = await startStandIns(held, {
+    zone,
+    registeredOn: (name) => (DISPOSABLE_DOMAINS.includes(name) ? "2012-06-01" : undefined),
+  });
+  const { doh, rdap } = standIns;
   console.log(`[bench] fixtures: DoH ${doh.url} (no added latency), RDAP ${rdap.url}`);
 
-  persistDir = mkdtempSync(join(tmpdir(), "bulk-bench-"));
   const vars = {
     ADMIN_TOKEN,
-    DOH_URL: doh.url,
-    RDAP_BASE_URL: rdap.url,
+    ...standIns.vars,
     SMTP_SIDECAR_URL: "",
     SMTP_SIDECAR_SECRET: `bench-unused-${randomBytes(8).toString("hex")}`,
   };
-  const { base } = await startWorker({
-    dir: persistDir,
+  const { base, child } = await startWorker({
+    held,
+    dir: held.tempDir("bulk-bench-"),
     vars,
     log: "bulk-wrangler.log",
     frozen: FROZEN,
     logLevel: LOG_LEVEL,
-    track: ({ child, logFd }) => ((children.wrangler = child), logFds.push(logFd)),
   });
-  const sampler = treeSampler(children.wrangler.pid, 500);
+  const sampler = treeSampler(child.pid, 500);
 
   // ── account, key, credits, suppressions ───────────────────────────────────────────────────────────────────────
   const admin = adminClient(base, ADMIN_TOKEN);

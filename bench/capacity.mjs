@@ -11,15 +11,15 @@
 // largest side by side (a refresh writes the new one beside the one answers read), for each D1 database that holds
 // reference data (`DB`, `REFERENCE_ADDRESS`: each a local file, told apart by its tables) against D1's 10 GB limit and
 // the 60 % line a database's reference data may not pass (docs/operations.md, "Capacity").
-import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { DATABASES, printReport, projection } from "./lib/capacity-projection.mjs";
 import { runBench } from "./lib/harness.mjs";
 import { checkRun, size } from "./lib/report.mjs";
+import { resources } from "./lib/resources.mjs";
 import { startWorker } from "./lib/stack.mjs";
 import { loadDatasets } from "../scripts/lib/dev-datasets.mjs";
-import { requireNode22, stopProcess } from "../scripts/lib/local.mjs";
+import { requireNode22 } from "../scripts/lib/local.mjs";
 import { localD1Files } from "../scripts/lib/migrations.mjs";
 import { DatabaseSync } from "../scripts/lib/sqlite.mjs";
 
@@ -43,28 +43,24 @@ const TABLES = {
   phone_prefixes: "dataset",
 };
 
-let worker = null;
+const held = resources();
 let dir = null;
-const logFds = [];
 
 await runBench({
   main,
-  cleanup: async () => {
-    if (worker) await stopProcess(worker), (worker = null);
-    if (dir) rmSync(dir, { recursive: true, force: true }), (dir = null);
-  },
+  held,
   timeoutMs: size("BENCH_TIMEOUT_MS", 30 * 60_000, 10 * 60_000),
 });
 
 async function main() {
-  dir = mkdtempSync(join(tmpdir(), "capacity-bench-"));
-  const { base } = await startWorker({
+  dir = held.tempDir("capacity-bench-");
+  const { base, child } = await startWorker({
+    held,
     dir,
     vars: { ADMIN_TOKEN },
     log: "capacity-wrangler.log",
     frozen: true,
     logLevel: "warn",
-    track: ({ child, logFd }) => ((worker = child), logFds.push(logFd)),
   });
   const started = Date.now();
   const failures = [];
@@ -78,8 +74,7 @@ async function main() {
   for (const line of lines.filter((l) => /phone|installed|rows/.test(l))) console.log(line);
   console.log(`[bench] loaded the datasets npm run dev loads in ${Math.round((Date.now() - started) / 1000)} s`);
   for (const line of failures) console.error(line);
-  await stopProcess(worker);
-  worker = null;
+  await held.drop(child);
   const files = localD1Files(join(dir, "state"));
   const measured = [];
   let indexed = [];

@@ -18,14 +18,15 @@
 // unexpected answer, or with BENCH_ENFORCE=1 when the ratio target is missed. Bounded by BENCH_TIMEOUT_MS (15 min).
 import { runBench } from "./lib/harness.mjs";
 import { checkRun, size } from "./lib/report.mjs";
-import { startDoh, startRdap } from "./lib/fixtures.mjs";
+import { startStandIns } from "./lib/stand-ins.mjs";
+import { resources } from "./lib/resources.mjs";
 import { startWorker } from "./lib/stack.mjs";
-import { closeSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { availableParallelism, loadavg, tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { availableParallelism, loadavg } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
-import { ROOT, adminClient, requireNode22, stopProcess } from "../scripts/lib/local.mjs";
+import { ROOT, adminClient, requireNode22 } from "../scripts/lib/local.mjs";
 import { loadAddressData } from "../scripts/import-address.mjs";
 import { loadIpSamples } from "../scripts/import-ip.mjs";
 import { loadSamples } from "../scripts/import-register.mjs";
@@ -43,10 +44,7 @@ const ADMIN_TOKEN = "bench-admin-token";
 const RESULTS_DIR = join(ROOT, "bench", "results");
 const DOMAIN = "samplewidgets.co.uk";
 
-const children = {};
-const logFds = [];
-const fixtures = [];
-let workDir = null;
+const held = resources();
 let serial = 0;
 
 const digits = (n) => String(Math.floor(Math.random() * 10 ** n)).padStart(n, "0");
@@ -69,30 +67,21 @@ const ROUTES = {
   entity: ["/api/v1/entity", () => COMPANY],
 };
 
-async function cleanup() {
-  await Promise.all(Object.values(children).map((child) => child && stopProcess(child)));
-  await Promise.all(fixtures.splice(0).map((f) => f.close()));
-  for (const fd of logFds.splice(0)) closeSync(fd);
-  if (workDir) rmSync(workDir, { recursive: true, force: true }), (workDir = null);
-}
-
 async function main() {
   mkdirSync(RESULTS_DIR, { recursive: true });
   const loadBefore = loadavg().map(round2);
-  const doh = await startDoh(
-    (name) => (name === DOMAIN || name.endsWith(`.${DOMAIN}`) ? { MX: ["0 ."] } : undefined),
-    DNS_MS,
-  );
-  const rdap = await startRdap(() => "2015-04-02");
-  fixtures.push(doh, rdap);
-  workDir = mkdtempSync(join(tmpdir(), "consistency-bench-"));
+  const { vars } = await startStandIns(held, {
+    zone: (name) => (name === DOMAIN || name.endsWith(`.${DOMAIN}`) ? { MX: ["0 ."] } : undefined),
+    dnsLatencyMs: DNS_MS,
+    registeredOn: () => "2015-04-02",
+  });
   const { base } = await startWorker({
-    dir: workDir,
-    vars: { ADMIN_TOKEN, DOH_URL: doh.url, RDAP_BASE_URL: rdap.url },
+    held,
+    dir: held.tempDir("consistency-bench-"),
+    vars: { ADMIN_TOKEN, ...vars },
     log: "consistency-wrangler.log",
     frozen: process.env.BENCH_FROZEN !== "0",
     logLevel: process.env.BENCH_WRANGLER_LOG_LEVEL ?? "warn",
-    track: ({ child, logFd }) => ((children.wrangler = child), logFds.push(logFd)),
   });
   const log = (line) => console.log(line);
   await loadSamples({ baseUrl: base, token: ADMIN_TOKEN, log });
@@ -193,7 +182,7 @@ async function main() {
 
 await runBench({
   main,
-  cleanup,
+  held,
   timeoutMs: num("BENCH_TIMEOUT_MS", 15 * 60_000),
   logHint: "wrangler output: bench/results/consistency-wrangler.log",
 });

@@ -7,13 +7,14 @@
 // Starts its own `wrangler dev` on a fresh local database (a free port; LOCAL_PORT_RANGE=a-b picks from a range), signs
 // a new account in through the operator's sign-in link, makes a few API lookups so the charts have data, and writes
 // bench/results/dashboard-tti.json. Needs a Chromium (scripts/browser.mjs finds or installs one).
-import { mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, openSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { ensureBrowser } from "../scripts/browser.mjs";
+import { runBench } from "./lib/harness.mjs";
 import { checkRun, size } from "./lib/report.mjs";
-import { ROOT, startLocalWorker, stopProcess } from "../scripts/lib/local.mjs";
+import { resources } from "./lib/resources.mjs";
+import { ROOT, startLocalWorker } from "../scripts/lib/local.mjs";
 
 const LOADS = size("BENCH_LOADS", 5, 1);
 const ADMIN_TOKEN = "bench-admin-token";
@@ -53,21 +54,26 @@ async function call(base, method, path, body, key = null) {
   return envelope.data;
 }
 
-const found = await ensureBrowser();
-if (!found.executablePath) {
-  console.error(`[bench] ${found.reason}`);
-  process.exit(1);
-}
-mkdirSync(RESULTS, { recursive: true });
-const dir = mkdtempSync(join(tmpdir(), "dashboard-tti-"));
-const logFd = openSync(join(RESULTS, "dashboard-tti-wrangler.log"), "w");
-let worker;
-let browser;
-try {
+const held = resources();
+await runBench({
+  main,
+  held,
+  timeoutMs: Number(process.env.BENCH_TIMEOUT_MS ?? 10 * 60_000),
+  logHint: "wrangler output: bench/results/dashboard-tti-wrangler.log",
+});
+
+async function main() {
+  const found = await ensureBrowser();
+  if (!found.executablePath) {
+    console.error(`[bench] ${found.reason}`);
+    return 1;
+  }
+  mkdirSync(RESULTS, { recursive: true });
+  const dir = held.tempDir("dashboard-tti-");
   const { base } = await startLocalWorker({
     persistTo: join(dir, "state"),
-    stdio: logFd,
-    track: (child) => (worker = child),
+    stdio: held.fd(openSync(join(RESULTS, "dashboard-tti-wrangler.log"), "w")),
+    track: (child) => held.process(child),
     vars: {
       ADMIN_TOKEN,
       SMTP_SIDECAR_SECRET: "bench-sidecar-secret-0123456789",
@@ -83,7 +89,7 @@ try {
     await call(base, "POST", "/api/v1/email", { email: `${local}@service.test` }, key);
   const { url } = await call(base, "POST", `/admin/v1/accounts/${account.id}/sign-in-link`, { email });
 
-  browser = await chromium.launch({ executablePath: found.executablePath, headless: true });
+  const browser = held.closer(await chromium.launch({ executablePath: found.executablePath, headless: true }));
   const signIn = await browser.newContext();
   const page = await signIn.newPage();
   await page.goto(`${base}${new URL(url).pathname}`);
@@ -134,7 +140,7 @@ try {
     `${JSON.stringify({ measured_at: new Date().toISOString(), loads, median: summary }, null, 2)}\n`,
   );
   // A refused call or a chart never drawn threw above; the times must be there.
-  process.exitCode = checkRun({
+  return checkRun({
     bench: "dashboard-tti",
     figures: {
       "tti ms": summary.tti_ms,
@@ -142,8 +148,4 @@ try {
       "transfer bytes": summary.transfer_bytes,
     },
   });
-} finally {
-  await browser?.close();
-  await stopProcess(worker);
-  rmSync(dir, { recursive: true, force: true });
 }

@@ -6,17 +6,21 @@
 // (bench/lib/dashboard-pages.tsx, bundled by esbuild for Node), gzips each part at level 9 and prints a table.
 // Writes bench/results/dashboard-weight.json. No Worker, no network: it measures bytes, not time.
 import { build } from "esbuild";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
 import { buildWidget } from "../scripts/build-widget.mjs";
+import { runBench } from "./lib/harness.mjs";
 import { checkRun } from "./lib/report.mjs";
+import { resources } from "./lib/resources.mjs";
 import { ROOT } from "../scripts/lib/local.mjs";
 
-const dir = mkdtempSync(join(tmpdir(), "dashboard-weight-"));
-try {
+const held = resources();
+await runBench({ main, held, timeoutMs: Number(process.env.BENCH_TIMEOUT_MS ?? 5 * 60_000) });
+
+async function main() {
+  const dir = held.tempDir("dashboard-weight-");
   const assets = join(dir, "public");
   await buildWidget({ outDir: assets });
   const bundle = join(dir, "pages.mjs");
@@ -66,10 +70,8 @@ try {
     `${JSON.stringify({ measured_at: new Date().toISOString(), pages: rows }, null, 2)}\n`,
   );
   // A page whose HTML weighs nothing rendered nothing (its props no longer fit the page).
-  process.exitCode = checkRun({
+  return checkRun({
     bench: "dashboard-weight",
     figures: Object.fromEntries(rows.flatMap((r) => [[`${r.page} html`, r.html_gzip]])),
   });
-} finally {
-  rmSync(dir, { recursive: true, force: true });
 }

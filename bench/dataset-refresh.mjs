@@ -20,10 +20,9 @@
 // BENCH_DATASET=ip-city refreshes the installed package's GeoLite2 City MMDB files (the publisher's full files). Every
 // run also reports workerd's CPU seconds per phase (the Worker with the local D1/R2 simulators: an upper bound of the
 // Worker's).
-import { createReadStream, createWriteStream, mkdirSync, mkdtempSync, closeSync, rmSync, statSync } from "node:fs";
+import { createReadStream, createWriteStream, mkdirSync, statSync } from "node:fs";
 import { createServer } from "node:http";
 import { once } from "node:events";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { crc32, createDeflateRaw } from "node:zlib";
@@ -31,8 +30,9 @@ import { ADDRESS_BENCH } from "./lib/address-files.mjs";
 import { runBench } from "./lib/harness.mjs";
 import { checkRun, size } from "./lib/report.mjs";
 import { sampleTree } from "./lib/proc.mjs";
+import { resources } from "./lib/resources.mjs";
 import { startWorker } from "./lib/stack.mjs";
-import { ROOT, adminClient, requireNode22, stopProcess } from "../scripts/lib/local.mjs";
+import { ROOT, adminClient, requireNode22 } from "../scripts/lib/local.mjs";
 
 requireNode22();
 
@@ -62,10 +62,8 @@ const OFF = [
   "FR_BAN",
 ];
 
+const held = resources();
 let workDir = null;
-let worker = null;
-let logFd = null;
-let server = null;
 
 const lei = (base18) => {
   const digits = [...`${base18}00`].map((c) => (/\d/.test(c) ? c : String(c.charCodeAt(0) - 55))).join("");
@@ -156,7 +154,7 @@ async function buildGoldenCopy(dir) {
 
 /** GLEIF's `latest.csv` redirecting to the dated archive, served from disk. */
 async function serve(path, name = `${MEMBER}.zip`, others = []) {
-  server = createServer((req, res) => {
+  const server = createServer((req, res) => {
     if (req.url === "/latest.csv") return res.writeHead(302, { location: `/${MEMBER}.zip` }).end();
     const other = others.find((f) => req.url === `/${f.name}`);
     if (!other && req.url !== `/${name}`) return res.writeHead(404).end();
@@ -168,6 +166,7 @@ async function serve(path, name = `${MEMBER}.zip`, others = []) {
     });
     createReadStream(file).pipe(res);
   });
+  held.closer(server);
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
   return `http://127.0.0.1:${/** @type {import("node:net").AddressInfo} */ (server.address()).port}`;
@@ -236,13 +235,13 @@ async function mainAddress() {
     (ADDRESS.urlVars ?? [ADDRESS.urlVar]).map((v, i) => [v, `${url}/${files[i].name}`]),
   );
   const vars = { ADMIN_TOKEN, ...Object.fromEntries(OFF.map((n) => [`REFRESH_URL_${n}`, "off"])), ...served };
-  const { base } = await startWorker({
+  const { base, child: worker } = await startWorker({
+    held,
     dir: workDir,
     vars,
     log: "refresh-wrangler.log",
     frozen: true,
     logLevel: "warn",
-    track: (t) => ((worker = t.child), (logFd = t.logFd)),
   });
   const admin = adminClient(base, ADMIN_TOKEN);
   const run = await refresh(admin, worker.pid, DATASET);
@@ -269,7 +268,7 @@ async function mainAddress() {
 
 async function main() {
   mkdirSync(join(ROOT, "bench", "results"), { recursive: true });
-  workDir = mkdtempSync(join(tmpdir(), "bench-refresh-"));
+  workDir = held.tempDir("bench-refresh-");
   if (ADDRESS) return mainAddress();
   console.log(`[bench] writing a GLEIF-format golden copy of ${ROWS} rows x ${COLUMNS} columns`);
   const built = performance.now();
@@ -284,13 +283,13 @@ async function main() {
     ...Object.fromEntries(OFF.map((n) => [`REFRESH_URL_${n}`, "off"])),
     REFRESH_URL_GLEIF_LEI: `${url}/latest.csv`,
   };
-  const { base } = await startWorker({
+  const { base, child: worker } = await startWorker({
+    held,
     dir: workDir,
     vars,
     log: "refresh-wrangler.log",
     frozen: true,
     logLevel: "warn",
-    track: (t) => ((worker = t.child), (logFd = t.logFd)),
   });
   const admin = adminClient(base, ADMIN_TOKEN);
   const first = await refresh(admin, worker.pid);
@@ -320,16 +319,9 @@ async function main() {
   });
 }
 
-async function cleanup() {
-  if (worker) await stopProcess(worker), (worker = null);
-  if (logFd !== null) closeSync(logFd), (logFd = null);
-  if (server) server.close(), (server = null);
-  if (workDir) rmSync(workDir, { recursive: true, force: true }), (workDir = null);
-}
-
 await runBench({
   main,
-  cleanup,
+  held,
   timeoutMs: TIMEOUT_MS,
   logHint: "wrangler output: bench/results/refresh-wrangler.log",
 });

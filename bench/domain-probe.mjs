@@ -10,18 +10,17 @@
 // Prints addresses/s, the share answered (and answered right), sidecar calls, SMTP sessions and the most open at
 // once. Writes bench/results/domain-probe.json.
 import { randomBytes } from "node:crypto";
-import { closeSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
 import { runBench } from "./lib/harness.mjs";
 import { checkRun, SMOKE } from "./lib/report.mjs";
-import { startSmtp } from "./lib/fixtures.mjs";
-import { startLocalSidecar } from "./lib/local-sidecar.mjs";
+import { startStandIns } from "./lib/stand-ins.mjs";
+import { resources } from "./lib/resources.mjs";
 import { round2 } from "./lib/load.mjs";
-import { ROOT, isRunning, requireNode22, signalTree, stopProcess } from "../scripts/lib/local.mjs";
+import { ROOT, requireNode22 } from "../scripts/lib/local.mjs";
 
 requireNode22();
 
@@ -34,22 +33,15 @@ const TAG = randomBytes(3).toString("hex");
 /** The outcomes that are the mail server's answer about the mailbox (not a failure to ask). */
 const MAILBOX_ANSWERS = new Set(["accepted", "no_mailbox", "mailbox_full", "mailbox_disabled"]);
 
-let sidecar = null;
+const held = resources();
+const bundleDir = held.tempDir("bench-domain-probe-");
 let smtp = null;
-let logFd = null;
-const bundleDir = mkdtempSync(join(tmpdir(), "bench-domain-probe-"));
 
 await runBench({
   main,
-  cleanup: async () => {
-    if (sidecar) await stopProcess(sidecar);
-    if (smtp) await smtp.close().catch(() => {});
-    if (logFd !== null) closeSync(logFd);
-    rmSync(bundleDir, { recursive: true, force: true });
-  },
+  held,
   timeoutMs: num("BENCH_TIMEOUT_MS", 10 * 60_000),
   logHint: "sidecar output: bench/results/domain-probe.log",
-  onExit: () => sidecar && isRunning(sidecar) && signalTree(sidecar, "SIGKILL"),
 });
 
 /** The Worker's prober as Node can import it (its imports have no extensions). */
@@ -112,14 +104,14 @@ async function run(probeDomain, base, size) {
 async function main() {
   mkdirSync(RESULTS_DIR, { recursive: true });
   const { probeDomain } = await loadProber();
-  smtp = await startSmtp((local) => local.startsWith("ok-"), SMTP_LATENCY_MS);
-  const local = await startLocalSidecar({
-    secret: SECRET,
-    smtpPort: smtp.port,
-    logFile: join(RESULTS_DIR, "domain-probe.log"),
+  const standIns = await startStandIns(held, {
+    accepts: (local) => local.startsWith("ok-"),
+    smtpLatencyMs: SMTP_LATENCY_MS,
+    sidecar: { secret: SECRET, logFile: join(RESULTS_DIR, "domain-probe.log") },
   });
-  ({ child: sidecar, logFd } = local);
-  const { base } = local;
+  smtp = standIns.smtp;
+  await standIns.sidecar.ready();
+  const { base } = standIns.sidecar;
 
   const runs = [];
   for (const size of SIZES) {

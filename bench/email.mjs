@@ -45,25 +45,15 @@
 // wrangler's HTTP and inspector ports) in a given range.
 import { runBench } from "./lib/harness.mjs";
 import { checkRun, size, statusCounts } from "./lib/report.mjs";
+import { resources } from "./lib/resources.mjs";
 import { startWorker } from "./lib/stack.mjs";
-import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createHmac, randomBytes } from "node:crypto";
-import { availableParallelism, tmpdir } from "node:os";
+import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import {
-  ROOT,
-  SIDECAR_SCRIPT,
-  adminClient,
-  freePort,
-  isRunning,
-  requireNode22,
-  signalTree,
-  startNodeScript,
-  stopProcess,
-  waitForHttp,
-} from "../scripts/lib/local.mjs";
-import { startDoh, startRdap, startSmtp } from "./lib/fixtures.mjs";
+import { ROOT, adminClient, requireNode22 } from "../scripts/lib/local.mjs";
+import { startStandIns } from "./lib/stand-ins.mjs";
 import { alternate, keepAliveAgent, keyPool, keysFor, printTable, round2, route, send, stats } from "./lib/load.mjs";
 import { printRoundTrips, readRoundTrips, resetRoundTrips, summariseRoute } from "./lib/round-trips.mjs";
 
@@ -107,79 +97,44 @@ const zone = (name) => {
 };
 const accepts = (local, domain) => isBenchDomain(domain) && (local.includes("-") || BATCH_LOCALS.includes(local));
 
-const children = { wrangler: null, sidecar: null };
-const fixtures = [];
-const logFds = [];
-let persistDir = null;
-
-async function cleanup() {
-  await Promise.all(Object.values(children).map((child) => child && stopProcess(child)));
-  await Promise.all(fixtures.splice(0).map((f) => f.close().catch(() => {})));
-  for (const fd of logFds.splice(0)) closeSync(fd);
-  if (persistDir) rmSync(persistDir, { recursive: true, force: true }), (persistDir = null);
-}
+const held = resources();
 await runBench({
   main,
-  cleanup,
+  held,
   timeoutMs: TIMEOUT_MS,
   logHint: "wrangler and sidecar output: bench/results/email-wrangler.log, bench/results/email-sidecar.log",
-  onExit: () => {
-    for (const child of Object.values(children)) if (child && isRunning(child)) signalTree(child, "SIGKILL");
-  },
 });
 
 async function main() {
   mkdirSync(RESULTS_DIR, { recursive: true });
   const startedAt = performance.now();
 
-  const doh = await startDoh(zone, DNS_LATENCY_MS);
-  fixtures.push(doh);
-  const rdap = await startRdap((name) => (isBenchDomain(name) ? "2015-03-01" : undefined));
-  fixtures.push(rdap);
-  const smtp = await startSmtp(accepts, SMTP_LATENCY_MS);
-  fixtures.push(smtp);
+  const standIns = await startStandIns(held, {
+    zone,
+    dnsLatencyMs: DNS_LATENCY_MS,
+    registeredOn: (name) => (isBenchDomain(name) ? "2015-03-01" : undefined),
+    accepts,
+    smtpLatencyMs: SMTP_LATENCY_MS,
+    sidecar: { secret: SIDECAR_SECRET, logFile: join(RESULTS_DIR, "email-sidecar.log") },
+  });
+  const { doh, rdap, smtp, sidecar } = standIns;
   console.log(
     `[bench] fixtures: DoH ${doh.url} (+${DNS_LATENCY_MS} ms per answer), RDAP ${rdap.url}, SMTP ` +
       `127.0.0.1:${smtp.port} (+${SMTP_LATENCY_MS} ms per reply)`,
   );
 
-  const sidecarPort = await freePort();
-  const sidecarUrl = `http://127.0.0.1:${sidecarPort}`;
-  const sidecarLog = openSync(join(RESULTS_DIR, "email-sidecar.log"), "w");
-  logFds.push(sidecarLog);
-  children.sidecar = startNodeScript(SIDECAR_SCRIPT, {
-    stdio: sidecarLog,
-    env: {
-      SIDECAR_SECRET,
-      SIDECAR_PORT: String(sidecarPort),
-      SIDECAR_HOST: "127.0.0.1",
-      SIDECAR_ALLOW_LOOPBACK: "1",
-      SMTP_PORT: String(smtp.port),
-      // One loopback server for every domain: the pacing per MX address (docs/email.md, "Pacing") is lifted here.
-      SMTP_PACE_REFUSALS: "1000000",
-      SMTP_PACE_CONNECTS: "1000000",
-    },
-  });
-  console.log(`[bench] SMTP sidecar on ${sidecarUrl}`);
+  console.log(`[bench] SMTP sidecar on ${sidecar.base}`);
 
-  persistDir = mkdtempSync(join(tmpdir(), "email-bench-"));
-  const vars = {
-    ADMIN_TOKEN,
-    DOH_URL: doh.url,
-    RDAP_BASE_URL: rdap.url,
-    SMTP_SIDECAR_URL: sidecarUrl,
-    SMTP_SIDECAR_SECRET: SIDECAR_SECRET,
-  };
   const [{ base }] = await Promise.all([
     startWorker({
-      dir: persistDir,
-      vars,
+      held,
+      dir: held.tempDir("email-bench-"),
+      vars: { ADMIN_TOKEN, ...standIns.vars },
       log: "email-wrangler.log",
       frozen: FROZEN,
       logLevel: LOG_LEVEL,
-      track: ({ child, logFd }) => ((children.wrangler = child), logFds.push(logFd)),
     }),
-    waitForHttp(`${sidecarUrl}/healthz`, { child: children.sidecar, name: "the SMTP sidecar", timeoutMs: 30_000 }),
+    sidecar.ready(),
   ]);
 
   const agent = keepAliveAgent(CONCURRENCY);
@@ -213,7 +168,7 @@ async function main() {
     return res;
   };
   const probe = async (domain, addresses, note) => {
-    const res = await send(serialAgent, `${sidecarUrl}/v1/probe`, signedProbe(domain, addresses));
+    const res = await send(serialAgent, `${sidecar.base}/v1/probe`, signedProbe(domain, addresses));
     checkProbe(res, addresses, note, failures);
     return res;
   };

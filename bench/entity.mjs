@@ -25,23 +25,14 @@
 // answered as expected or a bound was hit. The whole run is bounded by BENCH_TIMEOUT_MS (25 min).
 // Knobs: BENCH_PARTS (a,b), BENCH_ROWS, BENCH_ROUNDS (5), BENCH_IMPORT_TIMEOUT_MS (15 min), BENCH_FROZEN.
 import { runBench } from "./lib/harness.mjs";
+import { resources } from "./lib/resources.mjs";
 import { startWorker } from "./lib/stack.mjs";
 import { spawn } from "node:child_process";
-import {
-  closeSync,
-  createWriteStream,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  readdirSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
-import { availableParallelism, loadavg, tmpdir } from "node:os";
+import { createWriteStream, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { availableParallelism, loadavg } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { ROOT, adminClient, isRunning, requireNode22, signalTree, stopProcess } from "../scripts/lib/local.mjs";
+import { ROOT, adminClient, requireNode22, signalTree } from "../scripts/lib/local.mjs";
 import { keepAliveAgent, round2, send, stats } from "./lib/load.mjs";
 import { checkRun, size } from "./lib/report.mjs";
 
@@ -70,29 +61,24 @@ const benchLei = (i) => {
   return `${base}${leiCheckDigits(base)}`;
 };
 
-const children = { wrangler: null, importer: null };
-const logFds = [];
+const held = resources();
+let wrangler = null;
 let workDir = null;
-
-async function cleanup() {
-  await Promise.all(Object.values(children).map((child) => child && stopProcess(child)));
-  for (const fd of logFds.splice(0)) closeSync(fd);
-  if (workDir) rmSync(workDir, { recursive: true, force: true }), (workDir = null);
-}
 
 async function main() {
   mkdirSync(RESULTS_DIR, { recursive: true });
   const startedAt = performance.now();
   const loadBefore = loadavg().map(round2);
-  workDir = mkdtempSync(join(tmpdir(), "entity-bench-"));
-  const { base } = await startWorker({
+  workDir = held.tempDir("entity-bench-");
+  const { base, child } = await startWorker({
+    held,
     dir: workDir,
     vars: { ADMIN_TOKEN },
     log: "entity-wrangler.log",
     frozen: FROZEN,
     logLevel: LOG_LEVEL,
-    track: ({ child, logFd }) => ((children.wrangler = child), logFds.push(logFd)),
   });
+  wrangler = child;
   const admin = adminClient(base, ADMIN_TOKEN);
   await loadSamples({ baseUrl: base, token: ADMIN_TOKEN, log: (line) => console.log(line) });
   const failures = [];
@@ -254,7 +240,7 @@ async function importPart(base, rows, failures, { quiet = false } = {}) {
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
   });
-  children.importer = importer;
+  held.process(importer);
   let stdout = "";
   let stderr = "";
   importer.stdout.on("data", (chunk) => (stdout += chunk));
@@ -274,7 +260,7 @@ async function importPart(base, rows, failures, { quiet = false } = {}) {
   const code = await new Promise((resolve) => importer.once("exit", (c, signal) => resolve(c ?? signal)));
   clearTimeout(timer);
   clearInterval(sampler);
-  children.importer = null;
+  await held.drop(importer);
   const wallSeconds = (performance.now() - t0) / 1000;
   rmSync(file, { force: true });
   if (code !== 0) {
@@ -390,7 +376,7 @@ const rssOf = (pid) => statusKb(pid, "VmRSS") * 1024;
 
 /** workerd processes below our wrangler dev (found through the parent links in /proc). */
 function workerdPids() {
-  const root = children.wrangler?.pid;
+  const root = wrangler?.pid;
   if (!root) return [];
   const parent = new Map();
   const comm = new Map();
@@ -453,10 +439,7 @@ function wranglerVersion() {
 
 await runBench({
   main,
-  cleanup,
+  held,
   timeoutMs: TIMEOUT_MS,
   logHint: "wrangler output: bench/results/entity-wrangler.log",
-  onExit: () => {
-    for (const child of Object.values(children)) if (child && isRunning(child)) signalTree(child, "SIGKILL");
-  },
 });

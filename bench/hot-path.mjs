@@ -17,27 +17,16 @@
 // 60 ms). Writes bench/results/hot-path.json. Knobs: BENCH_LOOKUPS (60), BENCH_ADDED_MS (50), BENCH_TIMEOUT_MS.
 import { runBench } from "./lib/harness.mjs";
 import { checkRun, size } from "./lib/report.mjs";
+import { resources } from "./lib/resources.mjs";
 import { startWorker } from "./lib/stack.mjs";
-import { startDoh, startRdap, startSmtp } from "./lib/fixtures.mjs";
+import { startStandIns } from "./lib/stand-ins.mjs";
 import { keepAliveAgent, keyPool, percentile, round2, send } from "./lib/load.mjs";
 import { readRoundTrips, resetRoundTrips } from "./lib/round-trips.mjs";
-import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import {
-  ROOT,
-  SIDECAR_SCRIPT,
-  adminClient,
-  freePort,
-  isRunning,
-  requireNode22,
-  signalTree,
-  startNodeScript,
-  stopProcess,
-  waitForHttp,
-} from "../scripts/lib/local.mjs";
+import { ROOT, adminClient, requireNode22 } from "../scripts/lib/local.mjs";
 import { loadIpSamples } from "../scripts/import-ip.mjs";
 import { loadAddressData } from "../scripts/import-address.mjs";
 
@@ -82,70 +71,41 @@ const PRODUCTS = {
   consistency: () => ({ phone: `+447401${digits(6)}`, address: LONDON }),
 };
 
-const children = { wrangler: null, sidecar: null };
-const fixtures = [];
-const logFds = [];
-const dirs = [];
-
-async function cleanup() {
-  await Promise.all(Object.values(children).map((child) => child && stopProcess(child)));
-  await Promise.all(fixtures.splice(0).map((f) => f.close().catch(() => {})));
-  for (const fd of logFds.splice(0)) closeSync(fd);
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-}
+const held = resources();
 
 await runBench({
   main,
-  cleanup,
+  held,
   timeoutMs: TIMEOUT_MS,
   logHint: "wrangler and sidecar output: bench/results/hot-path-wrangler-*.log, bench/results/hot-path-sidecar.log",
-  onExit: () => {
-    for (const child of Object.values(children)) if (child && isRunning(child)) signalTree(child, "SIGKILL");
-  },
 });
 
 async function main() {
   mkdirSync(RESULTS_DIR, { recursive: true });
-  const doh = await startDoh(zone);
-  const rdap = await startRdap((name) => (isBenchDomain(name) ? "2015-03-01" : undefined));
-  const smtp = await startSmtp(accepts);
-  fixtures.push(doh, rdap, smtp);
-  const sidecarPort = await freePort();
-  const sidecarUrl = `http://127.0.0.1:${sidecarPort}`;
-  const sidecarLog = openSync(join(RESULTS_DIR, "hot-path-sidecar.log"), "w");
-  logFds.push(sidecarLog);
-  children.sidecar = startNodeScript(SIDECAR_SCRIPT, {
-    stdio: sidecarLog,
-    env: {
-      SIDECAR_SECRET,
-      SIDECAR_PORT: String(sidecarPort),
-      SIDECAR_HOST: "127.0.0.1",
-      SIDECAR_ALLOW_LOOPBACK: "1",
-      SMTP_PORT: String(smtp.port),
-    },
+  const standIns = await startStandIns(held, {
+    zone,
+    registeredOn: (name) => (isBenchDomain(name) ? "2015-03-01" : undefined),
+    accepts,
+    sidecar: { secret: SIDECAR_SECRET, logFile: join(RESULTS_DIR, "hot-path-sidecar.log"), paced: true },
   });
-  await waitForHttp(`${sidecarUrl}/healthz`, { child: children.sidecar, name: "the SMTP sidecar", timeoutMs: 30_000 });
+  await standIns.sidecar.ready();
 
   const failures = [];
   const runs = {};
   for (const added of [0, ADDED_MS]) {
-    const dir = mkdtempSync(join(tmpdir(), "hot-path-bench-"));
-    dirs.push(dir);
+    const dir = held.tempDir("hot-path-bench-");
     const vars = {
       ADMIN_TOKEN,
       DEV_ADDED_LATENCY_MS: String(added),
-      DOH_URL: doh.url,
-      RDAP_BASE_URL: rdap.url,
-      SMTP_SIDECAR_URL: sidecarUrl,
-      SMTP_SIDECAR_SECRET: SIDECAR_SECRET,
+      ...standIns.vars,
     };
-    const { base } = await startWorker({
+    const { base, child } = await startWorker({
+      held,
       dir,
       vars,
       log: `hot-path-wrangler-${added}.log`,
       frozen: true,
       logLevel: "warn",
-      track: ({ child, logFd }) => ((children.wrangler = child), logFds.push(logFd)),
     });
     const admin = adminClient(base, ADMIN_TOKEN);
     const quiet = () => {};
@@ -169,8 +129,7 @@ async function main() {
       );
     }
     agent.destroy();
-    await stopProcess(children.wrangler);
-    children.wrangler = null;
+    await held.drop(child);
   }
 
   const products = Object.keys(PRODUCTS).map((product) => {

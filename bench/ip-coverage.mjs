@@ -14,13 +14,14 @@
 // (scripts/lib/local-ip-tables.mjs), and it is started again. Both times the list is asked in one POST /ip/batch.
 // Prints and writes bench/results/ip-coverage.json: placed (country), asn, city, hosting_provider shares, both ways.
 import { runBench } from "./lib/harness.mjs";
+import { resources } from "./lib/resources.mjs";
 import { startWorker } from "./lib/stack.mjs";
-import { closeSync, createReadStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
+import { createReadStream, mkdirSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { performance } from "node:perf_hooks";
-import { ROOT, adminClient, requireNode22, stopProcess } from "../scripts/lib/local.mjs";
+import { ROOT, adminClient, requireNode22 } from "../scripts/lib/local.mjs";
 import { benchAccount, keepAliveAgent, round2, send } from "./lib/load.mjs";
 import { checkRun, SMOKE, size } from "./lib/report.mjs";
 import "../scripts/lib/ts-imports.mjs";
@@ -37,8 +38,7 @@ const ADDRESSES = size("BENCH_ADDRESSES", 1_000, 50);
 const SEED = Number(process.env.BENCH_SEED ?? 1);
 const ADMIN_TOKEN = "bench-admin-token";
 const RESULTS_DIR = join(ROOT, "bench", "results");
-const children = { wrangler: null };
-const logFds = [];
+const held = resources();
 let workDir = null;
 
 /** mulberry32: a small seeded generator, so the drawn list is the same every run. */
@@ -112,22 +112,16 @@ async function measure(base, key, addresses) {
   };
 }
 
+/** The Worker on the bench's database: its address and its process (stopped with held.drop). */
 async function start() {
-  const { base } = await startWorker({
+  return startWorker({
+    held,
     dir: workDir,
     vars: { ADMIN_TOKEN },
     log: "ip-coverage-wrangler.log",
     frozen: false,
     logLevel: "warn",
-    track: ({ child, logFd }) => ((children.wrangler = child), logFds.push(logFd)),
   });
-  return base;
-}
-
-async function cleanup() {
-  await Promise.all(Object.values(children).map((child) => child && stopProcess(child)));
-  for (const fd of logFds.splice(0)) closeSync(fd);
-  if (workDir) rmSync(workDir, { recursive: true, force: true }), (workDir = null);
 }
 
 async function main() {
@@ -135,9 +129,9 @@ async function main() {
   const loadBefore = loadavg().map(round2);
   const { addresses, ranges } = await drawAddresses();
   console.log(`[bench] ${addresses.length} addresses drawn from ${ranges} announced ranges (seed ${SEED})`);
-  workDir = mkdtempSync(join(tmpdir(), "ip-coverage-bench-"));
+  workDir = held.tempDir("ip-coverage-bench-");
 
-  let base = await start();
+  let { base, child } = await start();
   await loadIpSamples({ baseUrl: base, token: ADMIN_TOKEN, log: (line) => console.log(line) });
   const pool = await benchAccount(adminClient(base, ADMIN_TOKEN), 1);
   const key = await pool.next();
@@ -153,15 +147,14 @@ async function main() {
       figures: { "sample addresses answered": samples.addresses, "sample batch ms": samples.batch_ms },
     });
   }
-  await stopProcess(children.wrangler);
-  children.wrangler = null;
+  await held.drop(child);
   const loadStarted = performance.now();
   await loadFullIpTables({
     file: localD1File(ROOT, join(workDir, "state")),
     log: (line) => console.log(line.replace("[dev]", "[bench]")),
   });
   const loadSeconds = round2((performance.now() - loadStarted) / 1000);
-  base = await start();
+  ({ base } = await start());
   const full = await measure(base, key, addresses);
   console.log(`[bench] full tables: placed ${full.placed.share}%, AS ${full.asn.share}%, city ${full.city.share}%`);
 
@@ -194,7 +187,7 @@ async function main() {
 
 await runBench({
   main,
-  cleanup,
+  held,
   timeoutMs: 30 * 60_000,
   logHint: "wrangler output: bench/results/ip-coverage-wrangler.log",
 });

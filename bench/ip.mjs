@@ -20,15 +20,15 @@
 // 200. Knobs: BENCH_SINGLES (300), BENCH_BATCHES (5), BENCH_TIMEOUT_MS (40 min), BENCH_FROZEN.
 import { runBench } from "./lib/harness.mjs";
 import { checkRun, size, SMOKE } from "./lib/report.mjs";
+import { resources } from "./lib/resources.mjs";
 import { startWorker } from "./lib/stack.mjs";
 import { sampleTree } from "./lib/proc.mjs";
-import { closeSync, createReadStream, createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { createReadStream, createWriteStream, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { once } from "node:events";
 import { performance } from "node:perf_hooks";
-import { ROOT, adminClient, requireNode22, startNodeScript, stopProcess } from "../scripts/lib/local.mjs";
+import { ROOT, adminClient, requireNode22, startNodeScript } from "../scripts/lib/local.mjs";
 import { keepAliveAgent, keyPool, round2, send, stats } from "./lib/load.mjs";
 
 requireNode22();
@@ -49,16 +49,9 @@ const RESULTS_DIR = join(ROOT, "bench", "results");
 const DATASETS = ["ip-country", "ip-asn"];
 const KEYS = size("BENCH_KEYS", 12, 4);
 
-const children = { "1x": null, "10x": null, importer: null };
-const logFds = [];
+const held = resources();
 let workDir = null;
 const failures = [];
-
-async function cleanup() {
-  await Promise.all(Object.values(children).map((child) => child && stopProcess(child)));
-  for (const fd of logFds.splice(0)) closeSync(fd);
-  if (workDir) rmSync(workDir, { recursive: true, force: true }), (workDir = null);
-}
 
 /** A random address outside the obviously reserved blocks: 80% IPv4 in 1-223.x, 20% IPv6 in 2000::/4. */
 function randomIp() {
@@ -137,36 +130,37 @@ async function lookups(stacks, agent) {
 }
 
 /** One dataset's full package import by the operator's command, with the importer's and workerd's peak memory. */
-async function fullImport({ base, label }, dataset) {
+async function fullImport({ base, worker }, dataset) {
   const peak = { workerd: 0 };
   const sampler = setInterval(
-    () => (peak.workerd = Math.max(peak.workerd, sampleTree(children[label].pid).workerdRssBytes)),
+    () => (peak.workerd = Math.max(peak.workerd, sampleTree(worker.pid).workerdRssBytes)),
     250,
   );
   const t0 = performance.now();
-  const importer = startNodeScript(join(ROOT, "scripts", "import-register.mjs"), {
-    // At smoke size, every FULL_STEP-th line of the package files, through the same command.
-    args:
-      FULL_STEP === 1
-        ? [dataset, "--package", "--json", "--url", base]
-        : [
-            dataset,
-            ...(await tenth(dataset, FULL_STEP)),
-            "--version",
-            `${packageDatasetVersion(dataset)}-smoke`,
-            "--json",
-            "--url",
-            base,
-          ],
-    env: { ADMIN_TOKEN },
-    stdio: "pipe",
-  });
-  children.importer = importer;
+  const importer = held.process(
+    startNodeScript(join(ROOT, "scripts", "import-register.mjs"), {
+      // At smoke size, every FULL_STEP-th line of the package files, through the same command.
+      args:
+        FULL_STEP === 1
+          ? [dataset, "--package", "--json", "--url", base]
+          : [
+              dataset,
+              ...(await tenth(dataset, FULL_STEP)),
+              "--version",
+              `${packageDatasetVersion(dataset)}-smoke`,
+              "--json",
+              "--url",
+              base,
+            ],
+      env: { ADMIN_TOKEN },
+      stdio: "pipe",
+    }),
+  );
   let stdout = "";
   importer.stdout.on("data", (chunk) => (stdout += chunk));
   const [code] = await once(importer, "exit");
   clearInterval(sampler);
-  children.importer = null;
+  await held.drop(importer);
   if (code !== 0) throw new Error(`importer of ${dataset} exited ${code}`);
   const summary = JSON.parse(stdout.trim().split("\n").pop());
   const seconds = (performance.now() - t0) / 1000;
@@ -189,13 +183,13 @@ async function fullImport({ base, label }, dataset) {
 async function stack(label, log) {
   const dir = join(workDir, label);
   mkdirSync(dir);
-  const { base } = await startWorker({
+  const { base, child: worker } = await startWorker({
+    held,
     dir,
     vars: { ADMIN_TOKEN },
     log,
     frozen: process.env.BENCH_FROZEN !== "0",
     logLevel: process.env.BENCH_WRANGLER_LOG_LEVEL ?? "warn",
-    track: ({ child, logFd }) => ((children[label] = child), logFds.push(logFd)),
   });
   const admin = adminClient(base, ADMIN_TOKEN);
   const account = (
@@ -212,12 +206,12 @@ async function stack(label, log) {
   const keys = [];
   for (let i = 0; i < KEYS; i++)
     keys.push((await admin.call("POST", `/accounts/${account.id}/keys/secret`, { user_id: user })).data.key);
-  return { label, base, pool: keyPool(keys), rows: 0 };
+  return { label, base, worker, pool: keyPool(keys), rows: 0 };
 }
 
 async function main() {
   mkdirSync(RESULTS_DIR, { recursive: true });
-  workDir = mkdtempSync(join(tmpdir(), "bench-ip-"));
+  workDir = held.tempDir("bench-ip-");
   const small = await stack("1x", "ip-wrangler-1x.log");
   const full = await stack("10x", "ip-wrangler.log");
   for (const dataset of DATASETS) {
@@ -277,4 +271,4 @@ async function main() {
   });
 }
 
-await runBench({ main, cleanup, timeoutMs: TIMEOUT_MS, logHint: "wrangler output: bench/results/ip-wrangler.log" });
+await runBench({ main, held, timeoutMs: TIMEOUT_MS, logHint: "wrangler output: bench/results/ip-wrangler.log" });

@@ -7,12 +7,12 @@
 // alert per member. Per round: POST .../monitors/{id}/run, then the time until the first alert arrives (run -> alert,
 // end to end: walk, outbox rows, queue, sidecar, SMTP) and until the last one (messages/s = members / that time).
 // Knobs: BENCH_MEMBERS (200), BENCH_ROUNDS (3). Writes bench/results/mail.json.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SMTPServer } from "smtp-server";
 import { runBench } from "./lib/harness.mjs";
 import { checkRun, size } from "./lib/report.mjs";
+import { resources } from "./lib/resources.mjs";
 import {
   adminClient,
   freePort,
@@ -21,7 +21,6 @@ import {
   SIDECAR_SCRIPT,
   startLocalWorker,
   startNodeScript,
-  stopProcess,
   waitForHttp,
 } from "../scripts/lib/local.mjs";
 
@@ -34,21 +33,9 @@ const ADMIN_TOKEN = "bench-admin-token";
 const SECRET = "bench-sidecar-secret-0123456789";
 const RESULTS_DIR = join(ROOT, "bench", "results");
 
-let wrangler = null;
-let sidecar = null;
-let catcher = null;
-let dir = null;
+const held = resources();
 
-await runBench({
-  main,
-  timeoutMs: num("BENCH_TIMEOUT_MS", 10 * 60_000),
-  cleanup: async () => {
-    if (wrangler) await stopProcess(wrangler), (wrangler = null);
-    if (sidecar) await stopProcess(sidecar), (sidecar = null);
-    if (catcher) await new Promise((resolve) => catcher.close(resolve)), (catcher = null);
-    if (dir) rmSync(dir, { recursive: true, force: true }), (dir = null);
-  },
-});
+await runBench({ main, held, timeoutMs: num("BENCH_TIMEOUT_MS", 10 * 60_000) });
 
 /** A catcher that only counts: the figure is the outbox's, not a MIME parser's. */
 async function startCounter() {
@@ -80,19 +67,21 @@ async function waitFor(check, timeoutMs, what) {
 
 async function main() {
   mkdirSync(RESULTS_DIR, { recursive: true });
-  dir = mkdtempSync(join(tmpdir(), "mail-bench-"));
+  const dir = held.tempDir("mail-bench-");
   const counter = await startCounter();
-  catcher = counter.server;
+  held.closer(counter.server);
   const sidecarPort = await freePort();
-  sidecar = startNodeScript(SIDECAR_SCRIPT, {
-    stdio: "ignore",
-    env: {
-      SIDECAR_SECRET: SECRET,
-      SIDECAR_PORT: String(sidecarPort),
-      SMTP_RELAY_HOST: "127.0.0.1",
-      SMTP_RELAY_PORT: String(counter.port),
-    },
-  });
+  const sidecar = held.process(
+    startNodeScript(SIDECAR_SCRIPT, {
+      stdio: "ignore",
+      env: {
+        SIDECAR_SECRET: SECRET,
+        SIDECAR_PORT: String(sidecarPort),
+        SMTP_RELAY_HOST: "127.0.0.1",
+        SMTP_RELAY_PORT: String(counter.port),
+      },
+    }),
+  );
   await waitForHttp(`http://127.0.0.1:${sidecarPort}/healthz`, { child: sidecar, name: "smtp sidecar" });
   const { base } = await startLocalWorker({
     persistTo: dir,
@@ -104,7 +93,7 @@ async function main() {
       MAIL_TRANSPORT: "smtp",
       MAIL_FROM: "Bench <mail@bench.test>",
     },
-    track: (child) => (wrangler = child),
+    track: (child) => held.process(child),
   });
   const admin = adminClient(base, ADMIN_TOKEN);
   const account = (

@@ -15,14 +15,15 @@
 // LOCAL_PORT_RANGE (scripts/lib/local.mjs) keeps wrangler's ports in a range. Bounded by BENCH_TIMEOUT_MS (10 min).
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { closeSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { availableParallelism, tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { ROOT, adminClient, requireNode22, stopProcess } from "../scripts/lib/local.mjs";
+import { ROOT, adminClient, requireNode22 } from "../scripts/lib/local.mjs";
 import { runBench } from "./lib/harness.mjs";
 import { checkRun, size } from "./lib/report.mjs";
 import { benchAccount, percentile, round2, stats } from "./lib/load.mjs";
+import { resources } from "./lib/resources.mjs";
 import { startWorker } from "./lib/stack.mjs";
 
 requireNode22();
@@ -36,14 +37,7 @@ const ADMIN_TOKEN = "bench-admin-token";
 const RESULTS_DIR = join(ROOT, "bench", "results");
 const TEST_ADDRESS = "deliverable@service.test";
 
-const state = { child: null, logFd: null, dir: null, clients: [] };
-
-async function cleanup() {
-  await Promise.all(state.clients.map((c) => c.close().catch(() => {})));
-  if (state.child) await stopProcess(state.child), (state.child = null);
-  if (state.logFd !== null) closeSync(state.logFd), (state.logFd = null);
-  if (state.dir) rmSync(state.dir, { recursive: true, force: true }), (state.dir = null);
-}
+const held = resources();
 
 async function connect(base, key) {
   const client = new Client({ name: "bench", version: "1.0.0" });
@@ -52,7 +46,7 @@ async function connect(base, key) {
       requestInit: { headers: { Authorization: `Bearer ${key}` } },
     }),
   );
-  state.clients.push(client);
+  held.closer(client);
   return client;
 }
 
@@ -65,14 +59,13 @@ async function timed(run) {
 
 async function main() {
   mkdirSync(RESULTS_DIR, { recursive: true });
-  state.dir = mkdtempSync(join(tmpdir(), "bench-mcp-"));
   const { base } = await startWorker({
-    dir: state.dir,
+    held,
+    dir: held.tempDir("bench-mcp-"),
     vars: { ADMIN_TOKEN },
     log: "mcp-wrangler.log",
     frozen: process.env.BENCH_FROZEN !== "0",
     logLevel: "warn",
-    track: ({ child, logFd }) => Object.assign(state, { child, logFd }),
   });
   const admin = adminClient(base, ADMIN_TOKEN);
   const pool = await benchAccount(admin, KEYS);
@@ -161,4 +154,4 @@ async function main() {
   return checkRun({ bench: "mcp", figures: Object.fromEntries(rows.map((r) => [`${r.route} p50 ms`, r.p50_ms])) });
 }
 
-await runBench({ main, cleanup, timeoutMs: TIMEOUT_MS, logHint: "wrangler output: bench/results/mcp-wrangler.log" });
+await runBench({ main, held, timeoutMs: TIMEOUT_MS, logHint: "wrangler output: bench/results/mcp-wrangler.log" });

@@ -44,14 +44,15 @@
 // LOCAL_PORT_RANGE (scripts/lib/local.mjs) keeps the ports this bench picks (wrangler's HTTP and inspector) in a range.
 import { runBench } from "./lib/harness.mjs";
 import { checkRun, size, statusCounts } from "./lib/report.mjs";
+import { resources } from "./lib/resources.mjs";
 import { startWorker } from "./lib/stack.mjs";
 import { alternate, keepAliveAgent, keyPool, keysFor, printTable, route, round2, send } from "./lib/load.mjs";
 import { printRoundTrips, readRoundTrips, resetRoundTrips, summariseRoute } from "./lib/round-trips.mjs";
 import { connectProfiler, printCpu, profileRoutes } from "./lib/cpu-profile.mjs";
-import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync, closeSync } from "node:fs";
-import { availableParallelism, tmpdir } from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { join } from "node:path";
-import { ROOT, adminClient, isRunning, requireNode22, signalTree, stopProcess } from "../scripts/lib/local.mjs";
+import { ROOT, adminClient, requireNode22 } from "../scripts/lib/local.mjs";
 
 requireNode22();
 
@@ -73,34 +74,24 @@ const ADMIN_TOKEN = "bench-admin-token";
 const TEST_ADDRESS = "deliverable@service.test";
 const RESULTS_DIR = join(ROOT, "bench", "results");
 
-let wrangler = null;
-let persistDir = null;
-let logFd = null;
-
-async function cleanup() {
-  if (wrangler) await stopProcess(wrangler);
-  if (logFd !== null) closeSync(logFd), (logFd = null);
-  if (persistDir) rmSync(persistDir, { recursive: true, force: true }), (persistDir = null);
-}
+const held = resources();
 await runBench({
   main,
-  cleanup,
+  held,
   timeoutMs: TIMEOUT_MS,
   logHint: "wrangler output: bench/results/wrangler.log",
-  onExit: () => wrangler && isRunning(wrangler) && signalTree(wrangler, "SIGKILL"),
 });
 
 async function main() {
   mkdirSync(RESULTS_DIR, { recursive: true });
-  persistDir = mkdtempSync(join(tmpdir(), "overhead-bench-"));
   // Runs from src/ (not frozen), as npm run dev does.
   const { base, inspector } = await startWorker({
-    dir: persistDir,
+    held,
+    dir: held.tempDir("overhead-bench-"),
     vars: { ADMIN_TOKEN },
     log: "wrangler.log",
     frozen: false,
     logLevel: LOG_LEVEL,
-    track: ({ child, logFd: fd }) => ((wrangler = child), (logFd = fd)),
   });
 
   const agent = keepAliveAgent(CONCURRENCY);

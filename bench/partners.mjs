@@ -17,11 +17,12 @@
 // Writes bench/results/partners.json. Exits 1 on an unexpected answer.
 import { runBench } from "./lib/harness.mjs";
 import { checkRun, size } from "./lib/report.mjs";
+import { resources } from "./lib/resources.mjs";
 import { startWorker } from "./lib/stack.mjs";
-import { closeSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { availableParallelism, loadavg, tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { availableParallelism, loadavg } from "node:os";
 import { join } from "node:path";
-import { ROOT, adminClient, isRunning, requireNode22, signalTree, stopProcess } from "../scripts/lib/local.mjs";
+import { ROOT, adminClient, requireNode22 } from "../scripts/lib/local.mjs";
 import { keepAliveAgent, keyPool, percentile, round2, send, stats } from "./lib/load.mjs";
 import { partnerVars, startPartners } from "../test/fixtures/partners.ts";
 
@@ -35,17 +36,7 @@ const LATENCY_MS = num("BENCH_PARTNER_LATENCY_MS", 50);
 const ADMIN_TOKEN = "bench-admin-token";
 const RESULTS_DIR = join(ROOT, "bench", "results");
 
-const children = { wrangler: null };
-const logFds = [];
-let workDir = null;
-let partners = null;
-
-async function cleanup() {
-  if (children.wrangler) await stopProcess(children.wrangler);
-  for (const fd of logFds.splice(0)) closeSync(fd);
-  if (partners) await partners.close(), (partners = null);
-  if (workDir) rmSync(workDir, { recursive: true, force: true }), (workDir = null);
-}
+const held = resources();
 
 /** Fresh valid US numbers (NANP 650-2XX-XXXX; lines 1000-9999 are the stand-in's plain mobile answer), none twice. */
 let exchange = 201;
@@ -59,25 +50,23 @@ const p90 = (values) => round2(percentile(Float64Array.from(values).sort(), 90))
 
 await runBench({
   main,
-  cleanup,
+  held,
   timeoutMs: num("BENCH_TIMEOUT_MS", 10 * 60_000),
   logHint: "wrangler output: bench/results/partners-wrangler.log",
-  onExit: () => children.wrangler && isRunning(children.wrangler) && signalTree(children.wrangler, "SIGKILL"),
 });
 
 async function main() {
   mkdirSync(RESULTS_DIR, { recursive: true });
   const loadBefore = loadavg().map(round2);
-  partners = await startPartners();
+  const partners = held.closer(await startPartners());
   await fetch(`${partners.url}/control`, { method: "POST", body: JSON.stringify({ latency_ms: LATENCY_MS }) });
-  workDir = mkdtempSync(join(tmpdir(), "partners-bench-"));
   const { base } = await startWorker({
-    dir: workDir,
+    held,
+    dir: held.tempDir("partners-bench-"),
     vars: { ADMIN_TOKEN, ...partnerVars(partners.url), PARTNER_DAILY_CALLS: "100000" },
     log: "partners-wrangler.log",
     frozen: process.env.BENCH_FROZEN !== "0",
     logLevel: process.env.BENCH_WRANGLER_LOG_LEVEL ?? "warn",
-    track: ({ child, logFd }) => ((children.wrangler = child), logFds.push(logFd)),
   });
   const admin = adminClient(base, ADMIN_TOKEN);
   const account = (

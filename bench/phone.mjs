@@ -26,14 +26,15 @@
 // answer, or with BENCH_ENFORCE=1 when the rows/s target is missed. Bounded by BENCH_TIMEOUT_MS (20 min).
 import { runBench } from "./lib/harness.mjs";
 import { checkRun, size, SMOKE } from "./lib/report.mjs";
+import { resources } from "./lib/resources.mjs";
 import { startWorker } from "./lib/stack.mjs";
-import { closeSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { availableParallelism, loadavg, tmpdir } from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { availableParallelism, loadavg } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { isValidPhoneNumber } from "libphonenumber-js/max";
-import { ROOT, adminClient, isRunning, requireNode22, signalTree, stopProcess } from "../scripts/lib/local.mjs";
+import { ROOT, adminClient, requireNode22 } from "../scripts/lib/local.mjs";
 import { importPhoneDatasets } from "../scripts/import-phone.mjs";
 import { DEFAULT_OUT_DIR } from "../datasets/phone/build.mjs";
 import { alternate, keepAliveAgent, keyPool, keysFor, printTable, round2, route, send } from "./lib/load.mjs";
@@ -130,37 +131,29 @@ function bulkList(rows) {
   return { list, expected: { total: rows, valid, invalid: rows - valid, credits_used: credits } };
 }
 
-const children = { wrangler: null };
-const logFds = [];
-let workDir = null;
-
-async function cleanup() {
-  if (children.wrangler) await stopProcess(children.wrangler);
-  for (const fd of logFds.splice(0)) closeSync(fd);
-  if (workDir) rmSync(workDir, { recursive: true, force: true }), (workDir = null);
-}
+const held = resources();
+let wrangler = null;
 
 await runBench({
   main,
-  cleanup,
+  held,
   timeoutMs: TIMEOUT_MS,
   logHint: "wrangler output: bench/results/phone-wrangler.log",
-  onExit: () => children.wrangler && isRunning(children.wrangler) && signalTree(children.wrangler, "SIGKILL"),
 });
 
 async function main() {
   mkdirSync(RESULTS_DIR, { recursive: true });
   const startedAt = performance.now();
   const loadBefore = loadavg().map(round2);
-  workDir = mkdtempSync(join(tmpdir(), "phone-bench-"));
-  const { base } = await startWorker({
-    dir: workDir,
+  const { base, child } = await startWorker({
+    held,
+    dir: held.tempDir("phone-bench-"),
     vars: { ADMIN_TOKEN },
     log: "phone-wrangler.log",
     frozen: FROZEN,
     logLevel: LOG_LEVEL,
-    track: ({ child, logFd }) => ((children.wrangler = child), logFds.push(logFd)),
   });
+  wrangler = child;
   const importStarted = performance.now();
   // At smoke size the committed sample (GB and CH) stands in for the full tables' 393,000 rows.
   const tables = await importPhoneDatasets({
@@ -345,7 +338,7 @@ async function bulkRuns(base, agent, pool, failures) {
 /** One bulk run polled to the end: rows/s, peak workerd RSS while it ran, and its counters checked. */
 async function bulkRun(base, agent, pool, rows, failures) {
   const { list, expected } = bulkList(rows);
-  const sampler = treeSampler(children.wrangler.pid, 250);
+  const sampler = treeSampler(wrangler.pid, 250);
   sampler.mark("start");
   const created = await send(agent, `${base}/api/v1/phone/bulk`, {
     method: "POST",

@@ -12,12 +12,13 @@
 // Knobs: BENCH_CONCURRENCY, BENCH_REQUESTS, BENCH_WARMUP, BENCH_ROUNDS, BENCH_SERIAL_REQUESTS, BENCH_KEYS.
 import { runBench } from "./lib/harness.mjs";
 import { checkRun, size, statusCounts } from "./lib/report.mjs";
+import { resources } from "./lib/resources.mjs";
 import { startWorker } from "./lib/stack.mjs";
 import { alternate, keepAliveAgent, keyPool, printTable, route, round2, send } from "./lib/load.mjs";
-import { closeSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { availableParallelism, tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { join } from "node:path";
-import { ROOT, adminClient, isRunning, requireNode22, signalTree, stopProcess } from "../scripts/lib/local.mjs";
+import { ROOT, adminClient, requireNode22 } from "../scripts/lib/local.mjs";
 
 requireNode22();
 
@@ -48,34 +49,24 @@ const POLICY = {
   allowed_domains: domains("allowed"),
 };
 
-let wrangler = null;
-let persistDir = null;
-let logFd = null;
-
-async function cleanup() {
-  if (wrangler) await stopProcess(wrangler);
-  if (logFd !== null) closeSync(logFd), (logFd = null);
-  if (persistDir) rmSync(persistDir, { recursive: true, force: true }), (persistDir = null);
-}
+const held = resources();
 
 await runBench({
   main,
-  cleanup,
+  held,
   timeoutMs: 8 * 60_000,
   logHint: "wrangler output: bench/results/policy-wrangler.log",
-  onExit: () => wrangler && isRunning(wrangler) && signalTree(wrangler, "SIGKILL"),
 });
 
 async function main() {
   mkdirSync(RESULTS_DIR, { recursive: true });
-  persistDir = mkdtempSync(join(tmpdir(), "policy-bench-"));
   const { base } = await startWorker({
-    dir: persistDir,
+    held,
+    dir: held.tempDir("policy-bench-"),
     vars: { ADMIN_TOKEN },
     log: "policy-wrangler.log",
     frozen: true,
     logLevel: "warn",
-    track: ({ child, logFd: fd }) => ((wrangler = child), (logFd = fd)),
   });
   const admin = adminClient(base, ADMIN_TOKEN);
   const [plain, policed] = [

@@ -8,15 +8,15 @@
 // probes/s, p50/p90 ms, and the instances a Kickbox-scale load (8,000 probes a minute) needs at that rate (one spare).
 // Writes bench/results/sidecar.json.
 import { createHmac, randomBytes } from "node:crypto";
-import { closeSync, mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { runBench } from "./lib/harness.mjs";
 import { checkRun, size } from "./lib/report.mjs";
-import { startSmtp } from "./lib/fixtures.mjs";
-import { startLocalSidecar } from "./lib/local-sidecar.mjs";
+import { startStandIns } from "./lib/stand-ins.mjs";
+import { resources } from "./lib/resources.mjs";
 import { keepAliveAgent, percentile, round2, send } from "./lib/load.mjs";
-import { ROOT, isRunning, requireNode22, signalTree, stopProcess } from "../scripts/lib/local.mjs";
+import { ROOT, requireNode22 } from "../scripts/lib/local.mjs";
 
 requireNode22();
 
@@ -29,20 +29,13 @@ const SECRET = `bench-sidecar-${randomBytes(12).toString("hex")}`;
 const RESULTS_DIR = join(ROOT, "bench", "results");
 const TAG = randomBytes(3).toString("hex");
 
-let sidecar = null;
-let smtp = null;
-let logFd = null;
+const held = resources();
 
 await runBench({
   main,
-  cleanup: async () => {
-    if (sidecar) await stopProcess(sidecar);
-    if (smtp) await smtp.close().catch(() => {});
-    if (logFd !== null) closeSync(logFd);
-  },
+  held,
   timeoutMs: num("BENCH_TIMEOUT_MS", 10 * 60_000),
   logHint: "sidecar output: bench/results/sidecar.log",
-  onExit: () => sidecar && isRunning(sidecar) && signalTree(sidecar, "SIGKILL"),
 });
 
 function signedProbe(domain, addresses) {
@@ -65,14 +58,13 @@ function signedProbe(domain, addresses) {
 async function main() {
   mkdirSync(RESULTS_DIR, { recursive: true });
   // Local parts with a "-" exist; the sidecar's random catch-all probe never has one, so no domain is catch-all.
-  smtp = await startSmtp((local) => local.includes("-"), SMTP_LATENCY_MS);
-  const local = await startLocalSidecar({
-    secret: SECRET,
-    smtpPort: smtp.port,
-    logFile: join(RESULTS_DIR, "sidecar.log"),
+  const { sidecar } = await startStandIns(held, {
+    accepts: (local) => local.includes("-"),
+    smtpLatencyMs: SMTP_LATENCY_MS,
+    sidecar: { secret: SECRET, logFile: join(RESULTS_DIR, "sidecar.log") },
   });
-  ({ child: sidecar, logFd } = local);
-  const { base } = local;
+  await sidecar.ready();
+  const { base } = sidecar;
   const agent = keepAliveAgent(CONCURRENCY);
   let next = 0;
   const latencies = [];

@@ -15,27 +15,16 @@
 // Reported: each batch's time, status, processed, credits_used, stopped_reason; the account's balance and ledger
 // charges after; per forged and genuine GET its time and D1 primary reads (GET /admin/v1/round-trips). Writes
 // bench/results/walk-waits.json. Knobs: BENCH_FORGED (20), BENCH_TIMEOUT_MS, BENCH_FROZEN (1).
-import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { runBench } from "./lib/harness.mjs";
 import { checkRun, size } from "./lib/report.mjs";
+import { resources } from "./lib/resources.mjs";
 import { startWorker } from "./lib/stack.mjs";
-import { startDoh, startRdap, startSmtp } from "./lib/fixtures.mjs";
+import { startStandIns } from "./lib/stand-ins.mjs";
 import { readRoundTrips, resetRoundTrips } from "./lib/round-trips.mjs";
-import {
-  ROOT,
-  SIDECAR_SCRIPT,
-  adminClient,
-  freePort,
-  isRunning,
-  requireNode22,
-  signalTree,
-  startNodeScript,
-  stopProcess,
-  waitForHttp,
-} from "../scripts/lib/local.mjs";
+import { ROOT, adminClient, requireNode22 } from "../scripts/lib/local.mjs";
 
 requireNode22();
 
@@ -51,68 +40,33 @@ const DOMAIN = `bench-${TAG}.example`;
 
 const zone = (name) => (name === DOMAIN ? { MX: ["10 127.0.0.1."] } : undefined);
 
-const children = { wrangler: null, sidecar: null };
-const fixtures = [];
-const logFds = [];
-let persistDir = null;
-
-async function cleanup() {
-  await Promise.all(Object.values(children).map((child) => child && stopProcess(child)));
-  await Promise.all(fixtures.splice(0).map((f) => f.close().catch(() => {})));
-  for (const fd of logFds.splice(0)) closeSync(fd);
-  if (persistDir) rmSync(persistDir, { recursive: true, force: true }), (persistDir = null);
-}
+const held = resources();
 
 await runBench({
   main,
-  cleanup,
+  held,
   timeoutMs: TIMEOUT_MS,
   logHint: "output: bench/results/walk-waits-wrangler.log, bench/results/walk-waits-sidecar.log",
-  onExit: () => {
-    for (const child of Object.values(children)) if (child && isRunning(child)) signalTree(child, "SIGKILL");
-  },
 });
 
 async function main() {
   mkdirSync(RESULTS_DIR, { recursive: true });
-  const doh = await startDoh(zone);
-  fixtures.push(doh);
-  const rdap = await startRdap((name) => (name === DOMAIN ? "2015-03-01" : undefined));
-  fixtures.push(rdap);
-  const smtp = await startSmtp((_local, domain) => domain === DOMAIN);
-  fixtures.push(smtp);
-  const sidecarPort = await freePort();
-  const sidecarUrl = `http://127.0.0.1:${sidecarPort}`;
-  const sidecarLog = openSync(join(RESULTS_DIR, "walk-waits-sidecar.log"), "w");
-  logFds.push(sidecarLog);
-  children.sidecar = startNodeScript(SIDECAR_SCRIPT, {
-    stdio: sidecarLog,
-    env: {
-      SIDECAR_SECRET,
-      SIDECAR_PORT: String(sidecarPort),
-      SIDECAR_HOST: "127.0.0.1",
-      SIDECAR_ALLOW_LOOPBACK: "1",
-      SMTP_PORT: String(smtp.port),
-    },
+  const { sidecar, vars } = await startStandIns(held, {
+    zone,
+    registeredOn: (name) => (name === DOMAIN ? "2015-03-01" : undefined),
+    accepts: (_local, domain) => domain === DOMAIN,
+    sidecar: { secret: SIDECAR_SECRET, logFile: join(RESULTS_DIR, "walk-waits-sidecar.log"), paced: true },
   });
-  persistDir = mkdtempSync(join(tmpdir(), "walk-waits-bench-"));
-  const vars = {
-    ADMIN_TOKEN,
-    DOH_URL: doh.url,
-    RDAP_BASE_URL: rdap.url,
-    SMTP_SIDECAR_URL: sidecarUrl,
-    SMTP_SIDECAR_SECRET: SIDECAR_SECRET,
-  };
   const [{ base }] = await Promise.all([
     startWorker({
-      dir: persistDir,
-      vars,
+      held,
+      dir: held.tempDir("walk-waits-bench-"),
+      vars: { ADMIN_TOKEN, ...vars },
       log: "walk-waits-wrangler.log",
       frozen: FROZEN,
       logLevel: "warn",
-      track: ({ child, logFd }) => ((children.wrangler = child), logFds.push(logFd)),
     }),
-    waitForHttp(`${sidecarUrl}/healthz`, { child: children.sidecar, name: "the SMTP sidecar", timeoutMs: 30_000 }),
+    sidecar.ready(),
   ]);
   const admin = adminClient(base, ADMIN_TOKEN);
   let accounts = 0;

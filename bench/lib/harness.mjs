@@ -1,20 +1,22 @@
 // @ts-check
 // The house rules every benchmark runs under: Ctrl-C / SIGTERM / SIGHUP and a global deadline stop it cleanly,
-// `cleanup` (stop child processes, close logs, remove temp dirs) always runs, and the exit code is main()'s.
+// whatever it holds (`held`, bench/lib/resources.mjs: child processes, stand-ins, logs, temp dirs) is always released,
+// and the exit code is main()'s.
 
 /**
- * @param {{ main: () => Promise<number>, cleanup: () => Promise<void>, timeoutMs: number, logHint?: string, onExit?: ()
- * => void }} bench
+ * @param {{ main: () => Promise<number>, held: import("./resources.mjs").Held, timeoutMs: number, logHint?: string }}
+ *   bench
  */
-export async function runBench({ main, cleanup, timeoutMs, logHint, onExit }) {
+export async function runBench({ main, held, timeoutMs, logHint }) {
   let stopping = false;
   const stop = async (message, code) => {
     console.error(message);
     stopping = true;
-    await cleanup();
+    await held.release();
     process.exit(code);
   };
-  if (onExit) process.on("exit", onExit);
+  // An exit before the release is done (an uncaught error elsewhere) still kills what is left and removes temp dirs.
+  process.on("exit", () => held.abandon());
   for (const [signal, code] of /** @type {[NodeJS.Signals, number][]} */ ([
     ["SIGINT", 130],
     ["SIGTERM", 143],
@@ -32,6 +34,6 @@ export async function runBench({ main, cleanup, timeoutMs, logHint, onExit }) {
     process.exitCode = 1;
   } finally {
     clearTimeout(deadline);
-    await cleanup();
+    await held.release();
   }
 }

@@ -9,11 +9,13 @@ const RESULTS_DIR = join(ROOT, "bench", "results");
 /**
  * Migrates a fresh local database under `dir`, bundles the Worker once (`frozen`: edits to src/ during the run then
  * neither rebuild nor reload it), starts `wrangler dev` on a free port with `vars` (which win over .dev.vars) and its
- * output in bench/results/`log`, and waits for /healthz. `track` gets the child and log fd as soon as they exist, so
- * the caller's cleanup can stop them even if start-up fails.
- * @returns {Promise<{ base: string, inspector: string }>}
+ * output in bench/results/`log`, and waits for /healthz. `held` gets the child and the log fd as soon as they exist,
+ * so they are released even if start-up fails.
+ * @param {{ held: import("./resources.mjs").Held, dir: string, vars: Record<string, string>, log: string,
+ *   frozen: boolean, logLevel: string }} options
+ * @returns {Promise<{ base: string, inspector: string, child: import("node:child_process").ChildProcess }>}
  */
-export async function startWorker({ dir, vars, log, frozen, logLevel, track }) {
+export async function startWorker({ held, dir, vars, log, frozen, logLevel }) {
   const persistTo = join(dir, "state");
   let script;
   if (frozen) {
@@ -29,7 +31,7 @@ export async function startWorker({ dir, vars, log, frozen, logLevel, track }) {
   // A fresh checkout has no bench/results (gitignored) until a bench makes it.
   mkdirSync(RESULTS_DIR, { recursive: true });
   const start = () => {
-    const logFd = openSync(join(RESULTS_DIR, log), "w");
+    const logFd = held.fd(openSync(join(RESULTS_DIR, log), "w"));
     return startLocalWorker({
       persistTo,
       vars,
@@ -40,17 +42,17 @@ export async function startWorker({ dir, vars, log, frozen, logLevel, track }) {
       script,
       stdio: logFd,
       extraArgs: ["--log-level", logLevel],
-      track: (child) => track({ child, logFd }),
+      track: (child) => held.process(child),
     });
   };
   // A start that dies before answering is tried once more on new ports: on a machine where several stacks start at
   // once, a port found free can be taken before wrangler binds it (the first attempt's output is in the log).
-  const { base, inspector } = await start().catch((err) => {
+  const { base, inspector, child } = await start().catch((err) => {
     if (!/exited .* before/.test(String(err))) throw err;
     console.log(`[bench] ${err.message}; starting it once more (bench/results/${log} has the first attempt's output)`);
     renameSync(join(RESULTS_DIR, log), join(RESULTS_DIR, `${log}.failed`));
     return start();
   });
   console.log(`[bench] wrangler dev answers on ${base}`);
-  return { base, inspector };
+  return { base, inspector, child };
 }
