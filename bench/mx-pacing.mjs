@@ -10,24 +10,15 @@
 // no_mailbox, the rest held back as `deferred` or `timeout`), answered lookups a second and the wall time, and the
 // provider / small-server ratios of the same run. Writes bench/results/mx-pacing.json.
 import { createHmac, randomBytes } from "node:crypto";
-import { closeSync, mkdirSync, openSync, writeFileSync } from "node:fs";
+import { mkdirSync, openSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { runBench } from "./lib/harness.mjs";
+import { resources } from "./lib/resources.mjs";
 import { checkRun, size } from "./lib/report.mjs";
 import { startDoh, startSmtp } from "./lib/fixtures.mjs";
 import { keepAliveAgent, round2, send } from "./lib/load.mjs";
-import {
-  freePort,
-  isRunning,
-  requireNode22,
-  ROOT,
-  SIDECAR_SCRIPT,
-  signalTree,
-  startNodeScript,
-  stopProcess,
-  waitForHttp,
-} from "../scripts/lib/local.mjs";
+import { freePort, requireNode22, ROOT, SIDECAR_SCRIPT, startNodeScript, waitForHttp } from "../scripts/lib/local.mjs";
 
 requireNode22();
 
@@ -41,22 +32,16 @@ const TAG = randomBytes(3).toString("hex");
 /** A small server's MX, and a big provider's (Gmail's, in the mx-provider-patterns dataset). */
 const MX = { small: "mx.small-server.example", provider: "gmail-smtp-in.l.google.com" };
 
-let sidecar = null;
-let smtp = null;
+const held = resources();
+/** The DoH and SMTP stand-ins every sidecar of the run dials. */
 let doh = null;
-const logFds = [];
+let smtp = null;
 
 await runBench({
   main,
-  cleanup: async () => {
-    if (sidecar) await stopProcess(sidecar);
-    if (smtp) await smtp.close().catch(() => {});
-    if (doh) await doh.close().catch(() => {});
-    for (const fd of logFds) closeSync(fd);
-  },
+  held,
   timeoutMs: num("BENCH_TIMEOUT_MS", 10 * 60_000),
   logHint: "sidecar output: bench/results/mx-pacing-*.log",
-  onExit: () => sidecar && isRunning(sidecar) && signalTree(sidecar, "SIGKILL"),
 });
 
 function signedProbe(domain, mxHost, address) {
@@ -75,8 +60,7 @@ function signedProbe(domain, mxHost, address) {
 /** A sidecar with production pacing, resolving MX names over the stand-in DoH. */
 async function startPacedSidecar(name) {
   const port = await freePort();
-  const fd = openSync(join(RESULTS_DIR, `mx-pacing-${name}.log`), "w");
-  logFds.push(fd);
+  const fd = held.fd(openSync(join(RESULTS_DIR, `mx-pacing-${name}.log`), "w"));
   const child = startNodeScript(SIDECAR_SCRIPT, {
     stdio: fd,
     env: {
@@ -88,6 +72,7 @@ async function startPacedSidecar(name) {
       SMTP_PORT: String(smtp.directPort),
     },
   });
+  held.process(child);
   const base = `http://127.0.0.1:${port}`;
   await waitForHttp(`${base}/healthz`, { child, name: "the SMTP sidecar", timeoutMs: 30_000 });
   return { base, child };
@@ -96,7 +81,6 @@ async function startPacedSidecar(name) {
 /** The stream of single lookups at one domain whose MX is `mxHost`. */
 async function stream(name, mxHost) {
   const started = await startPacedSidecar(name);
-  sidecar = started.child;
   const agent = keepAliveAgent(CONCURRENCY);
   const domain = `${name}-${TAG}.example`;
   const outcomes = {};
@@ -114,8 +98,7 @@ async function stream(name, mxHost) {
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   const seconds = (performance.now() - t0) / 1000;
   agent.destroy();
-  await stopProcess(started.child);
-  sidecar = null;
+  await held.drop(started.child);
   const answered = (outcomes.accepted ?? 0) + (outcomes.no_mailbox ?? 0);
   return {
     mx_host: mxHost,
@@ -130,8 +113,9 @@ async function stream(name, mxHost) {
 
 async function main() {
   mkdirSync(RESULTS_DIR, { recursive: true });
-  smtp = await startSmtp((local) => local.startsWith("ok-"));
-  doh = await startDoh((name) => (Object.values(MX).includes(name) ? { A: ["127.0.0.1"] } : undefined));
+  smtp = held.closer(await startSmtp((local) => local.startsWith("ok-")));
+  const resolve = (name) => (Object.values(MX).includes(name) ? { A: ["127.0.0.1"] } : undefined);
+  doh = held.closer(await startDoh(resolve));
   const small = await stream("small", MX.small);
   const provider = await stream("provider", MX.provider);
   const ratio = {
