@@ -59,7 +59,6 @@ export class RequestRefunds {
   refund(requestId: string, { now, since }: { now: number; since: number }): RequestRefund {
     const seen = this.sql.exec("SELECT 1 FROM refunded_requests WHERE request_id = ?", requestId).toArray();
     if (seen.length) return { applied: false, credits: 0, units: 0 };
-    this.sql.exec("INSERT INTO refunded_requests (request_id, at) VALUES (?, ?)", requestId, now);
     const charges = this.sql
       .exec<ChargeRow & Record<string, SqlStorageValue>>(
         "SELECT plan_delta, pack_delta, key_id, at, product FROM ledger WHERE at >= ? AND request_id = ? AND " +
@@ -68,6 +67,10 @@ export class RequestRefunds {
         requestId,
       )
       .toArray();
+    const kept = this.sql.exec("SELECT 1 FROM settled_units WHERE request_id = ? LIMIT 1", requestId).toArray();
+    // Nothing was settled for it (refused, or failed before its walk settled): nothing to give back or to remember.
+    if (!charges.length && !kept.length) return { applied: false, credits: 0, units: 0 };
+    this.sql.exec("INSERT INTO refunded_requests (request_id, at) VALUES (?, ?)", requestId, now);
     const { left, units } = this.unitsBack(requestId, charges);
     let [plan, pack] = [0, 0];
     for (const charge of charges) {

@@ -124,8 +124,13 @@ async function serveLookup<In, Out>({
 }: Served<In, Out>): Promise<LookupOutcome<In, Out>> {
   const before = keyRefusal(caller.principal, product, inputs);
   if (before) return refused(before);
-  // If the request ends in an error after all, whatever its walk settled before the answer is refunded.
-  if (payer && caller.defer) caller.defer(null, () => refundRequest(caller.env, payer.accountId, caller.requestId));
+  // If the request ends in an error after all, whatever its walk settled before the answer is refunded; a refusal
+  // (answered as an error too) settled nothing, and asks the account's object nothing more.
+  let refusal = false;
+  const refund = async () => {
+    if (!refusal) await refundRequest(caller.env, payer!.accountId, caller.requestId);
+  };
+  if (payer && caller.defer) caller.defer(null, refund);
   const run = await walk(product, {
     env: caller.env,
     payer,
@@ -134,6 +139,7 @@ async function serveLookup<In, Out>({
     options: { ...DEFAULT_OPTIONS, ...options },
     ...(caller.defer ? { defer: caller.defer } : {}),
   });
+  refusal = Boolean(run.rateLimited || run.refused);
   if (run.rateLimited) {
     const { message, retryAfterSeconds } = run.rateLimited;
     return refused({ code: "RATE_LIMITED", message, retryAfterSeconds });

@@ -170,6 +170,15 @@ describe("GET /admin/v1/round-trips", () => {
     expect(perRequest(await routeFigures("POST /api/v1/email"))).toEqual(EXPECTED.testAddress);
   });
 
+  it("asks the account's object nothing after a refused lookup's answer: nothing was settled to refund", async () => {
+    const acct = await createAccount({ pack: 0 });
+    await reset();
+    const { status, body } = await logged(await lookupEmail(acct.key, { email: "refused@acme.example" }));
+    expect(status).toBe(402);
+    expect(body.error.code).toBe("INSUFFICIENT_CREDITS");
+    expect(perRequest(await routeFigures("POST /api/v1/email")).after.do).toBe(0);
+  });
+
   it("is for the operator only", async () => {
     const { status, body } = await call("/admin/v1/round-trips", bearer("sk_live_not_the_token"));
     expect(status).toBe(401);

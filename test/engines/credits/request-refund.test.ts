@@ -3,7 +3,7 @@
  * that fails after settling"): what its settlements took comes back once, prepaid units by the rule of settling.
  */
 import { describe, expect, it } from "vitest";
-import { accountObject, createAccount } from "../../helpers";
+import { accountObject, accountRows, createAccount } from "../../helpers";
 
 const IP = { product: "ip", perCredit: 5 };
 
@@ -69,8 +69,9 @@ describe("refundRequest", () => {
     expect(held.ok).toBe(true);
   });
 
-  it("refunds nothing for a request that charged nothing", async () => {
-    const { object } = await ipAccount(1);
-    expect(await object.refundRequest("req_never_settled")).toEqual({ applied: true, credits: 0, units: 0 });
+  it("refunds nothing, and keeps nothing, for a request that settled nothing", async () => {
+    const { acct, object } = await ipAccount(1);
+    expect(await object.refundRequest("req_never_settled")).toEqual({ applied: false, credits: 0, units: 0 });
+    expect(await accountRows(acct.accountId, "SELECT * FROM refunded_requests")).toEqual([]);
   });
 });
