@@ -23,7 +23,8 @@ const MAX_SESSIONS = 12;
 /**
  * @param {{ host: string, ip: string }} target
  * @param {string[]} recipients in order, the random address (when asked) first
- * @param {object} options the probe's options, with `deadline`, `domain`, `pacer`, `sessionPool`
+ * @param {object} options the probe's options, with `deadline`, `domain`, `pacer`, `sessionPool`, and
+ *   `onAnswer(recipient, answer)`, told each server reply as it comes (other probes wait for the catch-all test's)
  * @returns {Promise<Conversation>}
  */
 export async function converse(target, recipients, options) {
@@ -145,6 +146,7 @@ async function sendRecipients(session, queue, { answers, pacer, ip, options }) {
     const answer = answerForRcpt(reply);
     queue.shift();
     answers.set(recipient, answer);
+    options.onAnswer?.(recipient, answer);
     inTransaction += 1;
     if (countsForFail2ban(reply.code) && answer.outcome !== "greylisted") pacer.noteRefusal(ip);
     if (answer.outcome === "blocked") {

@@ -10,7 +10,9 @@
 //   server busy for everyone, rcpt-reply.mjs `refusalOf`, changes nothing here);
 // - the catch-all answer: the random address's verdict per domain and MX address for an hour, so one unknown-user RCPT
 //   serves every lookup at the domain; while no verdict came (greylisted, cut short) the same random address is asked
-//   again, so a greylisting server that has since learnt it gives the verdict on the re-check;
+//   again, so a greylisting server that has since learnt it gives the verdict on the re-check; and while one probe
+//   asks it, probes at the same domain and address wait for that reply (`askCatchAll`, catch-all.mjs) instead of
+//   each spending a refused recipient on the same question;
 // - a large provider's MX address (provider-pacing.mjs: Gmail, Microsoft, Yahoo ...) gets the provider limits instead:
 //   100 refused RCPTs in the window and 30 new connections a minute (`providerRefusals`, `providerConnects`); it runs
 //   no fail2ban, and its own throttling is said in words that back the address off like any refusal of the prober;
@@ -38,7 +40,11 @@ export const PACING_DEFAULTS = Object.freeze({
  *   enhanced_status: string | null }} Answer
  * @typedef {{ refusals: number[], connects: number[], blockedUntil: number, blockAnswer: Answer | null,
  *   free: Map<string, { at: number[], last: Answer }>, large: boolean }} Host
- * @typedef {{ local: string, verdict: boolean | null, at: number }} CatchAll
+ * @typedef {{ answer: Answer, replied: boolean, verdict: boolean | null }} CatchAllReply what the random address got:
+ *   `replied` when the server answered its RCPT (a reply any probe asking then would have got), not when the probe
+ *   was cut short (deadline, dropped connection, pacing), which is that probe's own circumstance
+ * @typedef {{ local: string, verdict: boolean | null, at: number, asking: Promise<CatchAllReply> | null }} CatchAll
+ *   `asking`: a probe is asking the random address now; settles with its reply
  */
 
 /** Times within the last `windowMs`, oldest first (the list is trimmed in place). */
@@ -122,15 +128,30 @@ export function createPacer(limits = {}) {
     catchAll(domain, ip, fresh, now = Date.now()) {
       const key = `${domain.toLowerCase()}|${ip}`;
       const found = catchAlls.get(key);
-      if (found && now - found.at < l.catchAllMs) return found;
-      const entry = { local: found?.verdict === null ? found.local : fresh(), verdict: null, at: now };
+      // One being asked stays, however old, so its waiting probes and the next ones share the one reply.
+      if (found && (found.asking || now - found.at < l.catchAllMs)) return found;
+      const entry = { local: found?.verdict === null ? found.local : fresh(), verdict: null, at: now, asking: null };
       catchAlls.set(key, entry);
       return entry;
     },
-    /** Records the random address's verdict (true, false, or null while unclear). */
-    noteCatchAll(domain, ip, verdict, now = Date.now()) {
-      const entry = catchAlls.get(`${domain.toLowerCase()}|${ip}`);
-      if (entry && verdict !== null) Object.assign(entry, { verdict, at: now });
+    /**
+     * Marks the random address of `entry` (from `catchAll`) as asked now: until `settle(reply)`, other probes wait for
+     * that reply (`entry.asking`). A verdict in it is remembered before they wake, so none asks again; a reply without
+     * one is kept nowhere. Settling twice does nothing.
+     * @param {CatchAll} entry
+     * @returns {(reply: CatchAllReply) => void}
+     */
+    askCatchAll(entry) {
+      const flight = Promise.withResolvers();
+      entry.asking = flight.promise;
+      let settled = false;
+      return (reply) => {
+        if (settled) return;
+        settled = true;
+        if (reply.verdict !== null) Object.assign(entry, { verdict: reply.verdict, at: Date.now() });
+        if (entry.asking === flight.promise) entry.asking = null;
+        flight.resolve(reply);
+      };
     },
 
     /** Free uncertain answers `account` may still get from `ip` this hour; its last such answer. */
@@ -156,7 +177,7 @@ export function createPacer(limits = {}) {
         const idle = recent(h.refusals, l.refusalWindowMs, now).length === 0 && h.blockedUntil <= now;
         if (idle && recent(h.connects, l.connectWindowMs, now).length === 0 && h.free.size === 0) hosts.delete(ip);
       }
-      for (const [key, c] of catchAlls) if (now - c.at >= l.catchAllMs) catchAlls.delete(key);
+      for (const [key, c] of catchAlls) if (!c.asking && now - c.at >= l.catchAllMs) catchAlls.delete(key);
     },
   };
 }

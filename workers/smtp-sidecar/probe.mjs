@@ -1,9 +1,10 @@
 // One probe: the mailbox handshake for a list of addresses at one domain. MX hosts are tried in preference order until
 // one holds a conversation (converse.mjs): the random catch-all address first, unless its verdict for the domain and
-// MX address is still remembered (mx-pacing.mjs), then the addresses, in as many sessions and transactions as the
-// server's limits need, paced per MX address. DATA is never sent.
+// MX address is still remembered (mx-pacing.mjs) or another probe is asking it now (catch-all.mjs: this one waits for
+// that reply), then the addresses, in as many sessions and transactions as the server's limits need, paced per MX
+// address. DATA is never sent.
+import { catchAllFrom, catchAllTurn } from "./catch-all.mjs";
 import { converse } from "./converse.mjs";
-import { randomLocalPart } from "./probe-replies.mjs";
 import { enhancedStatus } from "./rcpt-reply.mjs";
 import { orderMxHosts, resolveTargets } from "./targets.mjs";
 
@@ -48,17 +49,33 @@ export async function probe(request, options) {
       rest = spent;
       break;
     }
-    const state = request.catch_all_probe ? pacer.catchAll(request.domain, target.ip, randomLocalPart) : null;
-    const random = state && state.verdict === null ? `${state.local}@${request.domain}` : null;
+    const turn = request.catch_all_probe
+      ? await catchAllTurn(pacer, { domain: request.domain, ip: target.ip, deadline })
+      : null;
+    if (turn && !turn.ask) catchAll = { verdict: turn.verdict, probe: turn.answer };
+    if (Date.now() >= deadline) {
+      // The deadline passed while another probe asked the random address: nothing is dialled.
+      answers = new Map();
+      rest = answer("timeout");
+      break;
+    }
+    const random = turn?.ask ? `${turn.ask}@${request.domain}` : null;
     const recipients = random ? [random, ...addresses] : addresses;
-    const conversation = await converse(target, recipients, { ...options, deadline, domain: request.domain });
+    const settle = turn?.settle ?? null;
+    // The probes waiting for the random address's reply get it as soon as it is in, not after the whole list.
+    const onAnswer = (recipient, reply) => recipient === random && settle?.(shareable(reply, true));
+    let conversation = null;
+    try {
+      conversation = await converse(target, recipients, { ...options, deadline, domain: request.domain, onAnswer });
+    } finally {
+      // A question cut short (or a conversation that threw) is settled as unanswered: the waiting probes ask again.
+      settle?.(shareable(conversation?.rest ?? answer("unavailable"), false));
+    }
     answers = conversation.answers;
     rest = conversation.rest ?? rest;
-    if (state) {
-      const probeAnswer = random ? (answers.get(random) ?? rest) : null;
-      const verdict = random ? catchAllFrom(probeAnswer) : state.verdict;
-      if (random) pacer.noteCatchAll(request.domain, target.ip, verdict);
-      catchAll = { verdict, probe: probeAnswer };
+    if (random) {
+      const probeAnswer = answers.get(random) ?? rest;
+      catchAll = { verdict: catchAllFrom(probeAnswer), probe: probeAnswer };
     }
     if (request.account) countFree(pacer, { ip: target.ip, addresses, answers, catchAll }, request);
     const final = ["timeout", "deferred"].includes(rest.outcome);
@@ -102,8 +119,7 @@ function answer(outcome, reply = null) {
   };
 }
 
-function catchAllFrom(probeAnswer) {
-  if (probeAnswer?.outcome === "accepted") return true;
-  if (probeAnswer?.outcome === "no_mailbox") return false;
-  return null;
+/** The random address's answer as the probes waiting for it take it (mx-pacing.mjs `CatchAllReply`). */
+function shareable(probeAnswer, replied) {
+  return { answer: probeAnswer, replied, verdict: replied ? catchAllFrom(probeAnswer) : null };
 }
