@@ -14,11 +14,13 @@ WHERE `user_id` IS NOT NULL AND `revoked_at` IS NOT NULL AND `revoked_at` % 1000
 	AND `revoked_at` >= 1795910400000
 	AND NOT EXISTS (SELECT 1 FROM `memberships` m WHERE m.`account_id` = `api_keys`.`account_id`
 		AND m.`user_id` = `api_keys`.`user_id` AND m.`created_at` <= `api_keys`.`created_at`);--> statement-breakpoint
--- 2. Keys a dashboard removal (or an invitation of a detached holder) revoked since 0035: the holder has had no
--- membership since the revocation (none now, or one begun at or after it), and it is the last thing that happened
--- to their keys on the account before that membership (no key of theirs made or revoked later), as a removal is.
+-- 2. Keys a dashboard removal (or an invitation of a detached holder) revoked since 0035 (no removal revoked keys
+-- before the day it was written: an earlier revocation is a person's): the holder has had no membership since the
+-- revocation (none now, or one begun at or after it), and it is the last thing that happened to their keys on the
+-- account before that membership (no key of theirs made or revoked later), as a removal is.
 UPDATE `api_keys` SET `holder_left_at` = `revoked_at`
 WHERE `user_id` IS NOT NULL AND `revoked_at` IS NOT NULL AND `holder_left_at` IS NULL
+	AND `revoked_at` >= 1795910400000
 	AND NOT EXISTS (SELECT 1 FROM `memberships` m WHERE m.`account_id` = `api_keys`.`account_id`
 		AND m.`user_id` = `api_keys`.`user_id` AND m.`created_at` < `api_keys`.`revoked_at`)
 	AND NOT EXISTS (SELECT 1 FROM `api_keys` o, (SELECT coalesce((SELECT m.`created_at` FROM `memberships` m

@@ -53,7 +53,7 @@ beforeAll(async () => {
     "INSERT INTO accounts (id, email, email_verified, created_at) VALUES ('acct', 'owner@example.com', 1, ?)",
     T,
   );
-  for (const user of ["u1", "u2", "u3", "u4", "u5", "u6", "u7", "u8", "u9", "u10"])
+  for (const user of ["u1", "u2", "u3", "u4", "u5", "u6", "u7", "u8", "u9", "u10", "u11"])
     await run("INSERT INTO users (id, email, created_at) VALUES (?, ?, ?)", user, `${user}@example.com`, T);
   // Before 0035, removals deleted the membership only.
   await member("u1", T, T); // removed, still gone
@@ -82,6 +82,10 @@ beforeAll(async () => {
   await key("k11", "u10", min(1), Math.floor(min(4) / 1000) * 1000);
   await leave("u10");
   await member("u10", min(3), null);
+  // An owner revoked a member's only key, then the member was removed (before 0035: no revocation of its own).
+  await member("u11", T, T);
+  await key("k12", "u11", min(1), min(2));
+  await leave("u11");
   await applyD1Migrations(db, upTo("0035_removed_member_keys.sql"));
   v = (await db.prepare("SELECT revoked_at FROM api_keys WHERE id = 'k1'").first<{ revoked_at: number }>())!.revoked_at;
   // The code of 0035's release, afterwards.
@@ -131,7 +135,7 @@ describe("migration 0036: keys whose holder left", () => {
   });
 
   it("leaves keys a person revoked, keys the operator detached or added back, and keys of no holder", () => {
-    const ids = ["k4", "k5", "k6", "k7-revoked", "k10", "k11"];
+    const ids = ["k4", "k5", "k6", "k7-revoked", "k10", "k11", "k12"];
     expect(ids.map((id) => keys.get(id))).toEqual([
       live,
       revoked(min(2)),
@@ -139,6 +143,7 @@ describe("migration 0036: keys whose holder left", () => {
       revoked(min(3)),
       revoked(min(5)),
       revoked(Math.floor(min(4) / 1000) * 1000),
+      revoked(min(2)),
     ]);
   });
 });

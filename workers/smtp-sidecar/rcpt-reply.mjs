@@ -40,6 +40,11 @@ const CLIENT_TEXT = new RegExp(
     "black ?listed",
     "(bad|poor|low) reputation",
     "your (ip|host|address|server)",
+    // Exchange's limit of connections per source address (MaxInboundConnectionPerSource), behind a 4.3.2 that
+    // otherwise reads as trouble of the server: "The maximum number of concurrent connections has exceeded a limit"
+    // (2007-2010), "... concurrent server connections has exceeded a per-source limit" (later releases).
+    "per-source limit",
+    "maximum number of concurrent connections has exceeded",
   ].join("|"),
   "i",
 );

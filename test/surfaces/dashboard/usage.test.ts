@@ -1,10 +1,11 @@
+import { env } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { productNames } from "../../../src/products/registry";
 import { Browser, createSecretKey, signedUpOwner } from "../../dashboard-browser";
 import { newRequestId } from "../../../src/http/request-id-format";
 import { LIMITS } from "../../../src/limits/limiter";
 import { freezeClock } from "../../frozen-clock";
-import { lookupEmail, recordStored, requestRecord } from "../../helpers";
+import { accountObject, lookupEmail, recordStored, requestRecord } from "../../helpers";
 
 vi.setConfig({ testTimeout: 30_000 });
 
@@ -30,14 +31,15 @@ const totals = (html: string, product: string) =>
 
 /** A signed-up owner with one paid email lookup made through the API, its record stored in D1. */
 async function ownerWithOneLookup(label: string) {
-  const { browser } = await signedUpOwner(label);
+  const signedUp = await signedUpOwner(label);
+  const { browser } = signedUp;
   const key = await createSecretKey(browser, { scopes: ["account", "email"] });
   const { body } = await lookupEmail<{ verdict: string }>(key, { email: "anything@catchall.example" });
   expect(body.meta?.credits_used).toBe(1);
   const requestId = String(body.meta?.request_id);
   expect((await requestRecord(key, requestId)).status).toBe(200);
   await recordStored(requestId);
-  return { browser, key, requestId };
+  return { browser, key, requestId, signedUp };
 }
 
 describe("dashboard: the usage page", () => {
@@ -63,6 +65,18 @@ describe("dashboard: the usage page", () => {
       expect(totals(html, "phone")).toEqual([0, 0, 0]);
     },
   );
+
+  it("the ledger names the product of a refund, as of the charge it gives back", async () => {
+    const { signedUp, requestId } = await ownerWithOneLookup("refund");
+    const account = await env.DB.prepare("SELECT id FROM accounts WHERE email = ?")
+      .bind(signedUp.email)
+      .first<{ id: string }>();
+    expect(await accountObject(account!.id).refundRequest(requestId)).toMatchObject({ applied: true, credits: 1 });
+    const html = await (await signedUp.browser.fetch("/dashboard/usage")).text();
+    expect(html).toMatch(
+      /<td>refund<\/td><td>email<\/td><td class="num">1<\/td><td class="num">0<\/td><td class="num">100<\/td>/,
+    );
+  });
 
   it("the ledger shows the charge with its request id, a page at a time", async () => {
     const { browser, requestId } = await ownerWithOneLookup("ledger");

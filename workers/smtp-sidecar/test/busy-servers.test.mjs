@@ -23,12 +23,17 @@ const SERVER = [
   [421, "4.3.2 Service not available, closing transmission channel"], // Microsoft
   [421, "Service not available, closing transmission channel"], // RFC 5321's own text, no code
   [451, "4.3.0 Error: queue file write error"], // Postfix, at MAIL FROM
+  // Exchange's MaxInboundConnection, every client together
+  [421, "4.3.2 The maximum number of concurrent server connections has exceeded a limit, closing transmission channel"],
 ];
 const CLIENT = [
   [421, "4.7.0 mx.example.test Error: too many connections from 192.0.2.1"], // Postfix anvil, per client
   [421, "4.7.0 mx.example.test Error: too many errors"], // Postfix smtpd_hard_error_limit
   [421, "mx.example.test: Too many concurrent SMTP connections from this IP address; please try again later"], // Exim
   [421, "4.3.2 Connection rate limit exceeded."], // sendmail ClientRate: 4.3.2, yet per client
+  // Exchange's MaxInboundConnectionPerSource: 4.3.2, yet per client (2007-2010, then later releases)
+  [421, "4.3.2 The maximum number of concurrent connections has exceeded a limit, closing transmission channel"],
+  [421, "4.3.2 The maximum number of concurrent server connections has exceeded a per-source limit, closing"],
   [421, "4.7.0 [192.0.2.1 15] Our system has detected an unusual rate of unsolicited mail originating from your IP"],
   [421, "4.7.0 [TSS04] Messages from 192.0.2.1 temporarily deferred due to unexpected volume or user complaints"],
   [421, "4.7.66 Too many concurrent SMTP connections"], // a policy code decides, whatever the words

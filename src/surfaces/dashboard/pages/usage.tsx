@@ -124,7 +124,7 @@ function Ledger({ ledger }: { ledger: UsagePageProps["ledger"] }) {
                   <LocalTime at={row.at} />
                 </td>
                 <td>{row.kind}</td>
-                <td>{row.kind === "charge" ? (row.product ?? UNKNOWN_PRODUCT) : ""}</td>
+                <td>{row.kind === "charge" || row.kind === "refund" ? (row.product ?? UNKNOWN_PRODUCT) : ""}</td>
                 <td class="num">{row.plan_delta}</td>
                 <td class="num">{row.pack_delta}</td>
                 <td class="num">{row.plan_after + row.pack_after}</td>
