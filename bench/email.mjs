@@ -48,12 +48,12 @@ import { checkRun, size, statusCounts } from "./lib/report.mjs";
 import { resources } from "./lib/resources.mjs";
 import { startWorker } from "./lib/stack.mjs";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createHmac, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { ROOT, adminClient, requireNode22 } from "../scripts/lib/local.mjs";
-import { startStandIns } from "./lib/stand-ins.mjs";
+import { signedProbe, startStandIns } from "./lib/stand-ins.mjs";
 import { alternate, keepAliveAgent, keyPool, keysFor, printTable, round2, route, send, stats } from "./lib/load.mjs";
 import { printRoundTrips, readRoundTrips, resetRoundTrips, summariseRoute } from "./lib/round-trips.mjs";
 
@@ -168,7 +168,7 @@ async function main() {
     return res;
   };
   const probe = async (domain, addresses, note) => {
-    const res = await send(serialAgent, `${sidecar.base}/v1/probe`, signedProbe(domain, addresses));
+    const res = await send(serialAgent, `${sidecar.base}/v1/probe`, signedProbe(SIDECAR_SECRET, { domain, addresses }));
     checkProbe(res, addresses, note, failures);
     return res;
   };
@@ -416,24 +416,6 @@ async function createAccount(admin, count) {
     }),
   );
   return { accountId: account.id, keys };
-}
-
-/** Request options for the sidecar's POST /v1/probe, signed like the Worker signs it (same body shape and timeout). */
-function signedProbe(domain, addresses) {
-  const body = JSON.stringify({
-    domain,
-    mx_hosts: [{ host: "127.0.0.1", preference: 10 }],
-    addresses,
-    timeout_ms: 10_000,
-  });
-  const timestamp = String(Math.floor(Date.now() / 1000));
-  const signature = createHmac("sha256", SIDECAR_SECRET).update(`${timestamp}.${body}`).digest("hex");
-  return {
-    method: "POST",
-    body,
-    headers: { "X-Sidecar-Timestamp": timestamp, "X-Sidecar-Signature": signature },
-    read: true,
-  };
 }
 
 /** A paid single answer from a real handshake: 200, mailbox accepted, not catch-all, 1 credit. */

@@ -9,11 +9,12 @@
 // flight (default 4), each with a 10 s deadline. Prints per MX the share answered by the server (accepted or
 // no_mailbox, the rest held back as `deferred` or `timeout`), answered lookups a second and the wall time, and the
 // provider / small-server ratios of the same run. Writes bench/results/mx-pacing.json.
-import { createHmac, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { mkdirSync, openSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { runBench } from "./lib/harness.mjs";
+import { signedProbe } from "./lib/stand-ins.mjs";
 import { resources } from "./lib/resources.mjs";
 import { checkRun, size } from "./lib/report.mjs";
 import { startDoh, startSmtp } from "./lib/fixtures.mjs";
@@ -43,19 +44,6 @@ await runBench({
   timeoutMs: num("BENCH_TIMEOUT_MS", 10 * 60_000),
   logHint: "sidecar output: bench/results/mx-pacing-*.log",
 });
-
-function signedProbe(domain, mxHost, address) {
-  const mx_hosts = [{ host: mxHost, preference: 10 }];
-  const body = JSON.stringify({ domain, mx_hosts, addresses: [address], timeout_ms: 10_000 });
-  const timestamp = String(Math.floor(Date.now() / 1000));
-  const signature = createHmac("sha256", SECRET).update(`${timestamp}.${body}`).digest("hex");
-  return {
-    method: "POST",
-    body,
-    headers: { "X-Sidecar-Timestamp": timestamp, "X-Sidecar-Signature": signature },
-    read: true,
-  };
-}
 
 /** A sidecar with production pacing, resolving MX names over the stand-in DoH. */
 async function startPacedSidecar(name) {
@@ -89,7 +77,11 @@ async function stream(name, mxHost) {
     while (next < LOOKUPS) {
       const i = next++;
       const address = `${i % UNKNOWN_EVERY === 0 ? "nobody" : "ok"}-${i}@${domain}`;
-      const res = await send(agent, `${started.base}/v1/probe`, signedProbe(domain, mxHost, address));
+      const res = await send(
+        agent,
+        `${started.base}/v1/probe`,
+        signedProbe(SECRET, { domain, mxHost, addresses: [address] }),
+      );
       const outcome = res.status === 200 ? JSON.parse(res.text).results?.[0]?.outcome : `http ${res.status}`;
       outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
     }

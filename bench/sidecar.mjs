@@ -7,13 +7,13 @@
 // its catch-all check, as a fresh lookup's is), BENCH_CONCURRENCY in flight, for BENCH_PROBES probes. Prints
 // probes/s, p50/p90 ms, and the instances a Kickbox-scale load (8,000 probes a minute) needs at that rate (one spare).
 // Writes bench/results/sidecar.json.
-import { createHmac, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { runBench } from "./lib/harness.mjs";
 import { checkRun, size } from "./lib/report.mjs";
-import { startStandIns } from "./lib/stand-ins.mjs";
+import { signedProbe, startStandIns } from "./lib/stand-ins.mjs";
 import { resources } from "./lib/resources.mjs";
 import { keepAliveAgent, percentile, round2, send } from "./lib/load.mjs";
 import { ROOT, requireNode22 } from "../scripts/lib/local.mjs";
@@ -38,23 +38,6 @@ await runBench({
   logHint: "sidecar output: bench/results/sidecar.log",
 });
 
-function signedProbe(domain, addresses) {
-  const body = JSON.stringify({
-    domain,
-    mx_hosts: [{ host: "127.0.0.1", preference: 10 }],
-    addresses,
-    timeout_ms: 10_000,
-  });
-  const timestamp = String(Math.floor(Date.now() / 1000));
-  const signature = createHmac("sha256", SECRET).update(`${timestamp}.${body}`).digest("hex");
-  return {
-    method: "POST",
-    body,
-    headers: { "X-Sidecar-Timestamp": timestamp, "X-Sidecar-Signature": signature },
-    read: true,
-  };
-}
-
 async function main() {
   mkdirSync(RESULTS_DIR, { recursive: true });
   // Local parts with a "-" exist; the sidecar's random catch-all probe never has one, so no domain is catch-all.
@@ -74,7 +57,7 @@ async function main() {
       const i = next++;
       const domain = `bench-${TAG}-${i}.example`;
       const address = `user-${i}@${domain}`;
-      const res = await send(agent, `${base}/v1/probe`, signedProbe(domain, [address]));
+      const res = await send(agent, `${base}/v1/probe`, signedProbe(SECRET, { domain, addresses: [address] }));
       latencies.push(res.ms);
       const outcome = res.status === 200 ? JSON.parse(res.text).results?.[0]?.outcome : null;
       if (outcome !== "accepted") failures.push(`${address}: ${res.status} ${res.text.slice(0, 200)}`);

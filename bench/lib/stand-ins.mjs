@@ -2,6 +2,7 @@
 // The stand-ins for the internet that several benches start the same way: DNS over HTTPS, RDAP and an SMTP server
 // (bench/lib/fixtures.mjs), and the SMTP sidecar dialling that server (its own process on a free loopback port, its
 // output in a log file under bench/results/), all held until the bench ends, with the Worker's vars that point at them.
+import { createHmac } from "node:crypto";
 import { openSync } from "node:fs";
 import { freePort, SIDECAR_SCRIPT, startNodeScript, waitForHttp } from "../../scripts/lib/local.mjs";
 import { startDoh, startRdap, startSmtp } from "./fixtures.mjs";
@@ -59,4 +60,23 @@ async function startSidecar(held, { secret, smtpPort, logFile, paced = false }) 
   const base = `http://127.0.0.1:${port}`;
   const ready = () => waitForHttp(`${base}/healthz`, { child, name: "the SMTP sidecar", timeoutMs: 30_000 });
   return { base, child, ready };
+}
+
+/**
+ * Request options (bench/lib/load.mjs `send`) for the sidecar's POST /v1/probe, signed with `secret` as the Worker
+ * signs it (the same body shape and 10 s deadline): `addresses` at `domain`, whose MX is `mxHost` (default: the
+ * loopback SMTP stand-in itself).
+ * @param {string} secret
+ * @param {{ domain: string, addresses: string[], mxHost?: string }} probe
+ */
+export function signedProbe(secret, { domain, addresses, mxHost = "127.0.0.1" }) {
+  const body = JSON.stringify({ domain, mx_hosts: [{ host: mxHost, preference: 10 }], addresses, timeout_ms: 10_000 });
+  const timestamp = String(Math.floor(Date.now() / 1000));
+  const signature = createHmac("sha256", secret).update(`${timestamp}.${body}`).digest("hex");
+  return {
+    method: "POST",
+    body,
+    headers: { "X-Sidecar-Timestamp": timestamp, "X-Sidecar-Signature": signature },
+    read: true,
+  };
 }
