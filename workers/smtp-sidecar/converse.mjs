@@ -124,9 +124,9 @@ async function sendRecipients(session, queue, { answers, pacer, ip, options }) {
   let inTransaction = 0;
   while (queue.length > 0) {
     if (session.errors >= pacer.limits.sessionErrors) return null;
-    if (pacer.refusalsLeft(ip) <= 0) return deferred(pacer, ip);
     const recipient = /** @type {string} */ (queue[0]);
-    const reply = await session.command(`RCPT TO:<${recipient}>`);
+    const reply = await askRecipient(session, recipient, { pacer, ip, deadline: options.deadline });
+    if (!reply) return deferred(pacer, ip);
     if (reply.code === 421) {
       // The server is closing the connection: after a refusal of the prober, come back after the back-off; a server
       // busy for everyone answers this probe `unavailable` and leaves the address's state alone.
@@ -148,13 +148,30 @@ async function sendRecipients(session, queue, { answers, pacer, ip, options }) {
     answers.set(recipient, answer);
     options.onAnswer?.(recipient, answer);
     inTransaction += 1;
-    if (countsForFail2ban(reply.code) && answer.outcome !== "greylisted") pacer.noteRefusal(ip);
     if (answer.outcome === "blocked") {
       pacer.block(ip, answer);
       return answer;
     }
   }
   return null;
+}
+
+/**
+ * RCPT for `recipient` with one refused recipient of the address's budget reserved while its reply is out, so that
+ * lookups running at the same time never send more RCPTs than the budget has refusals: kept when the reply is a
+ * refusal fail2ban counts, given back otherwise (accepted, greylisted, a full mailbox, no reply at all). Null when the
+ * budget has none left to reserve (before the deadline): not sent.
+ */
+async function askRecipient(session, recipient, { pacer, ip, deadline }) {
+  const settle = await pacer.reserveRefusal(ip, deadline);
+  if (!settle) return null;
+  let reply = null;
+  try {
+    reply = await session.command(`RCPT TO:<${recipient}>`);
+    return reply;
+  } finally {
+    settle(reply !== null && countsForFail2ban(reply.code) && answerForRcpt(reply).outcome !== "greylisted");
+  }
 }
 
 /**

@@ -2,7 +2,10 @@
 // stock defences tolerate of one client (docs/email.md, "Pacing"):
 // - refused recipients: fail2ban's stock postfix jail bans a client after 5 matching log lines in 10 minutes
 //   (maxretry 5, findtime 10m, `mode = more`: unknown users, relay and client refusals), so at most 4 refused RCPTs
-//   per MX address in any 10 minutes; a recipient that would need a fifth is held back (`deferred`);
+//   per MX address in any 10 minutes; every RCPT reserves one of them before it is sent (`reserveRefusal`), since any
+//   recipient might be refused and lookups run at the same time: kept when the reply is a refusal, given back
+//   otherwise. A recipient whose unit is held by RCPTs awaiting their reply waits for one to come back (within its
+//   deadline); one that would need a fifth refusal is held back (`deferred`);
 // - new connections: at most 5 in any minute per MX address, below the usual anvil hardening
 //   (smtpd_client_connection_rate_limit 6 to 30 a minute), so a list finished in further sessions makes no storm;
 // - a refusal of the prober (a 421 for the client, per-client limits, HELO, sender or reputation refusals): nothing is
@@ -38,8 +41,11 @@ export const PACING_DEFAULTS = Object.freeze({
  * @typedef {typeof PACING_DEFAULTS} PacingLimits
  * @typedef {{ outcome: string, smtp_code: number | null, smtp_message: string | null,
  *   enhanced_status: string | null }} Answer
- * @typedef {{ refusals: number[], connects: number[], blockedUntil: number, blockAnswer: Answer | null,
- *   free: Map<string, { at: number[], last: Answer }>, large: boolean }} Host
+ * @typedef {{ refusals: number[], reserved: number, givenBack: PromiseWithResolvers<void> | null, connects: number[],
+ *   blockedUntil: number, blockAnswer: Answer | null, free: Map<string, { at: number[], last: Answer }>,
+ *   large: boolean }} Host
+ *   `reserved`: RCPTs sent (or about to be) whose reply is not in yet, each holding one refusal of the budget;
+ *   `givenBack`: settles when the next of them settles, for the RCPTs waiting for a unit
  * @typedef {{ answer: Answer, replied: boolean, verdict: boolean | null }} CatchAllReply what the random address got:
  *   `replied` when the server answered its RCPT (a reply any probe asking then would have got), not when the probe
  *   was cut short (deadline, dropped connection, pacing), which is that probe's own circumstance
@@ -53,6 +59,19 @@ function recent(times, windowMs, now) {
   return times;
 }
 
+/** Whether `promise` settles before `deadline` (ms since epoch). */
+async function before(promise, deadline) {
+  let timer;
+  const late = new Promise((resolve) => {
+    timer = setTimeout(resolve, Math.max(0, deadline - Date.now()), false);
+  });
+  try {
+    return await Promise.race([promise.then(() => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** @param {Partial<PacingLimits>} [limits] */
 export function createPacer(limits = {}) {
   const l = { ...PACING_DEFAULTS, ...limits };
@@ -64,7 +83,16 @@ export function createPacer(limits = {}) {
   const host = (ip) => {
     let found = hosts.get(ip);
     if (!found) {
-      found = { refusals: [], connects: [], blockedUntil: 0, blockAnswer: null, free: new Map(), large: false };
+      found = {
+        refusals: [],
+        reserved: 0,
+        givenBack: null,
+        connects: [],
+        blockedUntil: 0,
+        blockAnswer: null,
+        free: new Map(),
+        large: false,
+      };
       hosts.set(ip, found);
     }
     return found;
@@ -73,6 +101,21 @@ export function createPacer(limits = {}) {
   // A provider's limits only ever loosen the general ones (a deployment or test that lifts those lifts these too).
   const refusalCap = (h) => (h.large ? Math.max(l.providerRefusals, l.refusals) : l.refusals);
   const connectCap = (h) => (h.large ? Math.max(l.providerConnects, l.connects) : l.connects);
+  const refusalsLeft = (h, now) => refusalCap(h) - recent(h.refusals, l.refusalWindowMs, now).length;
+  /** One unit of `h`'s budget, if one is free now: its `settle(refused)`. */
+  const reserve = (h, now) => {
+    if (refusalsLeft(h, now) - h.reserved <= 0) return null;
+    h.reserved += 1;
+    let settled = false;
+    return (/** @type {boolean} */ refused) => {
+      if (settled) return;
+      settled = true;
+      h.reserved -= 1;
+      if (refused) h.refusals.push(Date.now());
+      h.givenBack?.resolve();
+      h.givenBack = null;
+    };
+  };
 
   return {
     limits: l,
@@ -80,17 +123,37 @@ export function createPacer(limits = {}) {
     /** Marks `ip` as a large provider's MX address (or not): its refusal and connection limits follow. */
     setLarge: (ip, large) => void (host(ip).large = large),
 
-    /** Refused RCPTs the address may still be sent now without reaching fail2ban's count (or the provider's). */
-    refusalsLeft(ip, now = Date.now()) {
+    /**
+     * Refused RCPTs the window still has room for at the address without reaching fail2ban's count (or the
+     * provider's); RCPTs awaiting their reply hold some of them (`reserveRefusal`).
+     */
+    refusalsLeft: (ip, now = Date.now()) => refusalsLeft(host(ip), now),
+    /**
+     * Reserves one refused RCPT of the address's budget for a RCPT about to be sent: answers `settle(refused)`, to
+     * call once its reply is in (a refusal fail2ban counts: kept, as a refusal at that time; anything else, or no
+     * reply: given back), or null when none is left (the recipient is held back): the window's refusals fill the
+     * budget, or `deadline` passed while the units were held by RCPTs awaiting their reply. Settling twice does
+     * nothing.
+     * @returns {Promise<((refused: boolean) => void) | null>}
+     */
+    async reserveRefusal(ip, deadline) {
       const h = host(ip);
-      return refusalCap(h) - recent(h.refusals, l.refusalWindowMs, now).length;
+      for (;;) {
+        const settle = reserve(h, Date.now());
+        if (settle) return settle;
+        if (refusalsLeft(h, Date.now()) <= 0 || h.reserved === 0) return null;
+        h.givenBack ??= Promise.withResolvers();
+        if (!(await before(h.givenBack.promise, deadline))) return null;
+      }
     },
-    noteRefusal: (ip, now = Date.now()) => void host(ip).refusals.push(now),
-    /** When the window has room for another refusal (ms since epoch). */
+    /**
+     * When the window has room for another refusal (ms since epoch), at the latest: each RCPT awaiting its reply is
+     * taken as refused now (one given back makes room at once).
+     */
     refusalFreeAt(ip, now = Date.now()) {
       const h = host(ip);
       const cap = refusalCap(h);
-      const times = recent(h.refusals, l.refusalWindowMs, now);
+      const times = [...recent(h.refusals, l.refusalWindowMs, now), ...Array(h.reserved).fill(now)];
       return times.length < cap ? now : times[times.length - cap] + l.refusalWindowMs;
     },
 
@@ -174,7 +237,9 @@ export function createPacer(limits = {}) {
       lastSweep = now;
       for (const [ip, h] of hosts) {
         for (const [account, f] of h.free) if (recent(f.at, l.freeWindowMs, now).length === 0) h.free.delete(account);
-        const idle = recent(h.refusals, l.refusalWindowMs, now).length === 0 && h.blockedUntil <= now;
+        // An address with a RCPT awaiting its reply stays: the refusal it may bring must count.
+        const refusing = recent(h.refusals, l.refusalWindowMs, now).length > 0 || h.reserved > 0;
+        const idle = !refusing && h.blockedUntil <= now;
         if (idle && recent(h.connects, l.connectWindowMs, now).length === 0 && h.free.size === 0) hosts.delete(ip);
       }
       for (const [key, c] of catchAlls) if (!c.asking && now - c.at >= l.catchAllMs) catchAlls.delete(key);
