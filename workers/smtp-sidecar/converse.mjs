@@ -159,8 +159,9 @@ async function sendRecipients(session, queue, { answers, pacer, ip, options }) {
 /**
  * RCPT for `recipient` with one refused recipient of the address's budget reserved while its reply is out, so that
  * lookups running at the same time never send more RCPTs than the budget has refusals: kept when the reply is a
- * refusal fail2ban counts, given back otherwise (accepted, greylisted, a full mailbox, no reply at all). Null when the
- * budget has none left to reserve (before the deadline): not sent.
+ * refusal fail2ban counts, or when no reply came (our deadline, a dropped connection: the server may still have
+ * refused it and logged the refusal fail2ban reads); given back otherwise (accepted, greylisted, a full mailbox).
+ * Null when the budget has none left to reserve (before the deadline): not sent.
  */
 async function askRecipient(session, recipient, { pacer, ip, deadline }) {
   const settle = await pacer.reserveRefusal(ip, deadline);
@@ -170,7 +171,7 @@ async function askRecipient(session, recipient, { pacer, ip, deadline }) {
     reply = await session.command(`RCPT TO:<${recipient}>`);
     return reply;
   } finally {
-    settle(reply !== null && countsForFail2ban(reply.code) && answerForRcpt(reply).outcome !== "greylisted");
+    settle(reply === null || (countsForFail2ban(reply.code) && answerForRcpt(reply).outcome !== "greylisted"));
   }
 }
 

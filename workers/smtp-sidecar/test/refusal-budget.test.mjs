@@ -68,7 +68,7 @@ describe("lookups at the same time never overshoot an MX address's refused recip
     expect(outcomesOf(singles)).toEqual(["deferred", "no_mailbox", "no_mailbox", "no_mailbox"]);
   });
 
-  it("a reply that is no refusal gives its unit back: accepted, greylisted, dropped, never answered", async () => {
+  it("a reply that is no refusal gives its unit back: accepted, greylisted", async () => {
     const server = await startScriptedSmtp((line) => {
       if (!line.startsWith("RCPT")) return politeReply(line);
       if (line.includes("nobody")) return "550 5.1.1 User unknown";
@@ -89,13 +89,32 @@ describe("lookups at the same time never overshoot an MX address's refused recip
     expect(list.body.results.map((r) => r.outcome)).toEqual(["no_mailbox", "no_mailbox", "no_mailbox"]);
     expect(await ask("alice@example.test")).toBe("accepted");
     expect(await ask("grey@example.test")).toBe("greylisted");
-    expect(await ask("drop@example.test")).toBe("unavailable");
-    expect(await ask("silent@example.test", 2000)).toBe("timeout");
     // The one unit left is still there for an unknown user; after it, nothing more is asked.
     expect(await ask("nobody3@example.test")).toBe("no_mailbox");
     expect(await ask("nobody4@example.test")).toBe("deferred");
     const rcpts = server.stats.received.match(/^RCPT TO:<[^>]*>/gm) ?? [];
     expect(rcpts.filter((r) => r.includes("nobody"))).toHaveLength(4);
+  });
+
+  it("an RCPT that got no reply keeps its unit: the server may have refused it and logged it all the same", async () => {
+    const server = await startScriptedSmtp((line) => {
+      if (!line.startsWith("RCPT")) return politeReply(line);
+      if (line.includes("nobody")) return "550 5.1.1 User unknown";
+      if (line.includes("drop")) return "DROP";
+      if (line.includes("silent")) return null;
+      return "250 2.1.5 ok";
+    });
+    const sidecar = await sidecarFor(server);
+    const ask = async (address, timeout_ms = 5000) => {
+      const { body } = await postProbe(sidecar.url, probeBody([address], { catch_all_probe: false, timeout_ms }));
+      return body.results[0].outcome;
+    };
+    expect(await ask("drop@example.test")).toBe("unavailable");
+    expect(await ask("silent@example.test", 2000)).toBe("timeout");
+    expect(await ask("nobody0@example.test")).toBe("no_mailbox");
+    expect(await ask("nobody1@example.test")).toBe("no_mailbox");
+    // Two units went to the RCPTs without a reply, two to the refusals: the budget of 4 is spent.
+    expect(await ask("nobody2@example.test")).toBe("deferred");
   });
 });
 
