@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { Payer } from "./credits/credits";
-import type { WalkOptions } from "./product/context";
+import type { Defer, WalkOptions } from "./product/context";
 import type { WalkProduct } from "./product/walk-roles";
 
 /**
@@ -43,9 +43,12 @@ export interface Invalid {
 /** What a read answers: its data, or one of its documented error codes (the surface turns it into its error). */
 export type ReadAnswer = { data: unknown } | { error: { code: string; message: string } };
 
-/** A single lookup's own follow-up (email: the settling re-check), given the answer; returns meta fields to add. */
+/**
+ * A single lookup's own follow-up (email: the settling re-check), given the answer; returns meta fields to add. `defer`
+ * (an HTTP request or tool call): work to start once the answer is out, and only then.
+ */
 export type AfterLookup<J, Out> = (
-  ctx: { env: Env; requestId: string; payer: Payer | null },
+  ctx: { env: Env; requestId: string; payer: Payer | null; defer?: Defer },
   json: J,
   data: Out,
 ) => Promise<Record<string, unknown>>;

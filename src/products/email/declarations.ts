@@ -82,7 +82,7 @@ export const emailDeclarations: LookupDeclarations = {
       options: ({ json }) => options(json),
       response: emailResultSchema,
       meta: ["refreshed", "suppressed", "fair_use_billed", "settling"],
-      after: async ({ env, requestId, payer }, body, data) => {
+      after: async ({ env, requestId, payer, defer }, body, data) => {
         if (!body.callback_url) return {};
         // Only a paying key's answer settles (the sandbox's never does).
         const keyId = payer?.keyId;
@@ -99,7 +99,11 @@ export const emailDeclarations: LookupDeclarations = {
             callbackSecret: body.callback_secret!,
             timeout: body.timeout ?? null,
           };
-          await scheduleRecheck(env, message, { blocked: data.smtp_reason === "blocked" });
+          const schedule = () => scheduleRecheck(env, message, { blocked: data.smtp_reason === "blocked" });
+          // Once the answer is out: a request that ends in an error after all told nobody it was settling, and its
+          // re-check would bill an answer the caller may be asking for again.
+          if (defer) defer(schedule, async () => {});
+          else await schedule();
         }
         return { settling };
       },

@@ -5,6 +5,9 @@ import type { JobMessage } from "../../../src/queue";
 import type { RecheckMessage } from "../../../src/products/email/settle";
 import { createAccount, accountObject, lookupEmail, mailStats, rcptCount, type TestAccount } from "../../helpers";
 import { deliveredAt, receivedAt, WebhookVerifier } from "../../webhook-receiver";
+import { runDeclared } from "../../../src/lookups/service";
+import { registeredProducts } from "../../../src/products/registry";
+import { capturedQueue } from "../../contract/helpers";
 
 const SECRET = "callback-secret-0123456789";
 
@@ -128,4 +131,40 @@ describe("settling unverified answers", () => {
       });
     },
   );
+});
+
+describe("the settling re-check of a request that fails", () => {
+  /** The single email lookup as a surface runs it, with its deferred work kept for the test to start. */
+  async function settlingLookup(email: string) {
+    const acct = await createAccount({ pack: 5 });
+    const { env: captured, sent } = capturedQueue();
+    const owner = registeredProducts().find((p) => p.name === "email")!;
+    const route = owner.lookups!.routes.find((r) => r.operationId === "verifyEmail")!;
+    const deferred: { work: (() => Promise<unknown>) | null; ifFailed?: () => Promise<unknown> }[] = [];
+    const json = { email, callback_url: `${env.RECEIVER_URL}${unique("failed")}`, callback_secret: SECRET };
+    const outcome = await runDeclared({
+      caller: {
+        env: captured,
+        principal: { kind: "secret", ...acct, userId: null, scopes: ["email"], dailyCreditCap: null },
+        requestId: `req_${crypto.randomUUID().replaceAll("-", "")}`,
+        defer: (work, ifFailed) => void deferred.push({ work, ...(ifFailed ? { ifFailed } : {}) }),
+      },
+      owner,
+      route,
+      request: { json, param: undefined, query: undefined, clientAddress: "" },
+    });
+    expect(outcome).toMatchObject({ ok: true, meta: { settling: true, credits_used: 0 } });
+    const rechecks = () => sent.filter((m) => (m as { type?: string }).type === "recheck");
+    expect(rechecks()).toEqual([]);
+    return { deferred, rechecks };
+  }
+
+  it("is scheduled once the answer is out, and not at all when the request ended in an error", async () => {
+    const failed = await settlingLookup("fails1@greylist.example");
+    for (const d of failed.deferred) await (d.ifFailed ?? d.work)?.();
+    expect(failed.rechecks()).toEqual([]);
+    const answered = await settlingLookup("answers1@greylist.example");
+    for (const d of answered.deferred) await d.work?.();
+    expect(answered.rechecks()).toMatchObject([{ type: "recheck", attempt: 1, email: "answers1@greylist.example" }]);
+  });
 });
