@@ -96,7 +96,7 @@ describe("lookups at the same time never overshoot an MX address's refused recip
     expect(rcpts.filter((r) => r.includes("nobody"))).toHaveLength(4);
   });
 
-  it("an RCPT that got no reply keeps its unit: the server may have refused it and logged it all the same", async () => {
+  it("an RCPT that got no reply keeps its unit: the server may have refused and logged it all the same", async () => {
     const server = await startScriptedSmtp((line) => {
       if (!line.startsWith("RCPT")) return politeReply(line);
       if (line.includes("nobody")) return "550 5.1.1 User unknown";
