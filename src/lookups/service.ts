@@ -233,12 +233,8 @@ async function answerOf(
   // Only a route with a follow-up needs its payer (email's settling re-check); the request's admission was the walk's.
   const { admission: _counted, ...followUp } = payer ?? {};
   const meta = singleMeta(route, answer);
-  const follow = {
-    env: caller.env,
-    requestId: caller.requestId,
-    payer: payer && (followUp as Payer),
-    ...(caller.defer ? { defer: caller.defer } : {}),
-  };
+  const { env, requestId, defer } = caller;
+  const follow = { env, requestId, defer, payer: payer && (followUp as Payer) };
   return {
     ok: true,
     data: read.data,
