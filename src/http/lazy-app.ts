@@ -59,17 +59,12 @@ function executionCtxOf(c: Ctx): Ctx["executionCtx"] | undefined {
  * an isolate that only answers lookups never evaluates the dashboard, payments or the tool protocol.
  */
 export function lazyApp(load: () => Promise<Hono<AppEnv>>): MiddlewareHandler<AppEnv> {
-  let loading: Promise<Hono<AppEnv>> | undefined;
+  let loaded: Hono<AppEnv> | undefined;
   return async (c) => {
-    loading ??= load().then(bridge);
-    let sub: Hono<AppEnv>;
-    try {
-      sub = await loading;
-    } catch (err) {
-      // A failed load is retried by the next request rather than remembered for the isolate's life.
-      loading = undefined;
-      throw err;
-    }
+    // Only the loaded app is shared between requests: an import under way belongs to the request that started it,
+    // which another must not await (src/platform/io-scope.ts), so the first requests each await their own (the
+    // runtime evaluates the module once). A failed load is not remembered: the next request tries again.
+    const sub = loaded ?? (loaded = bridge(await load()));
     outerOf.set(c.req.raw, c);
     return sub.fetch(c.req.raw, c.env, executionCtxOf(c));
   };

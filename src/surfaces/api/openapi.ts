@@ -122,7 +122,8 @@ async function allExamples(): Promise<Record<string, readonly OperationExample[]
  * served with the origin it was asked at as its server, so a reference page or a generator calls this API.
  */
 export function openApiRoutes(routes: () => Routes) {
-  let document: Promise<ReturnType<typeof openApiDocument>> | undefined;
+  // Only the built document is shared between requests, never a build under way (src/platform/io-scope.ts).
+  let document: ReturnType<typeof openApiDocument> | undefined;
   const build = async () =>
     openApiDocument(routes(), "/api/v1", {
       description: description(),
@@ -132,6 +133,6 @@ export function openApiRoutes(routes: () => Routes) {
       webhooks: WEBHOOKS,
     });
   return new Hono<AppEnv>().get("/openapi.json", async (c) =>
-    c.json({ ...(await (document ??= build())), servers: [{ url: new URL(c.req.url).origin }] }),
+    c.json({ ...(document ?? (document = await build())), servers: [{ url: new URL(c.req.url).origin }] }),
   );
 }
