@@ -23,23 +23,24 @@ const session: DashboardSession = {
   role: "owner",
   csrfToken: "c".repeat(32),
 };
-const key = (id: string, kind: "secret" | "publishable"): ApiKey =>
-  ({
-    id,
-    accountId: "acct_1",
-    userId: "usr_1",
-    kind,
-    keyHash: "h",
-    hint: `${kind === "secret" ? "sk" : "pk"}_live_abcd...wxyz`,
-    scopes: ["account", "email"],
-    allowedIps: [],
-    allowedDomains: kind === "publishable" ? ["shop.example"] : [],
-    dailyCreditCap: null,
-    challengeSiteKey: null,
-    challengeSecret: null,
-    createdAt: Date.UTC(2026, 10, 1),
-    revokedAt: null,
-  }) as unknown as ApiKey;
+// Typed as the table's row (no cast), so a column the page reads is a column the fixture must give.
+const key = (id: string, kind: "secret" | "publishable"): ApiKey => ({
+  id,
+  accountId: "acct_1",
+  userId: "usr_1",
+  kind,
+  keyHash: "h",
+  hint: `${kind === "secret" ? "sk" : "pk"}_live_abcd...wxyz`,
+  scopes: ["account", "email"],
+  allowedIps: [],
+  allowedDomains: kind === "publishable" ? ["shop.example"] : [],
+  dailyCreditCap: null,
+  challengeSiteKey: null,
+  challengeSecret: null,
+  createdAt: Date.UTC(2026, 10, 1),
+  revokedAt: null,
+  holderLeftAt: null,
+});
 const keys = [key("key_1", "secret"), key("key_2", "publishable")];
 const products = ["email", "phone", "ip", "address", "entity", "consistency"];
 const day = Math.floor(Date.UTC(2026, 10, 26) / 86_400_000) * 86_400_000;
