@@ -68,7 +68,11 @@ describe("lookups at the same time never overshoot an MX address's refused recip
     expect(outcomesOf(singles)).toEqual(["deferred", "no_mailbox", "no_mailbox", "no_mailbox"]);
   });
 
-  it("a reply that is no refusal gives its unit back: accepted, greylisted", async () => {
+  /**
+   * A server whose RCPT reply the local part decides (nobody: unknown user, grey: greylisted, drop: the connection
+   * dropped, silent: no reply, else accepted), the sidecar in front of it, and one address asked at a time.
+   */
+  async function scripted() {
     const server = await startScriptedSmtp((line) => {
       if (!line.startsWith("RCPT")) return politeReply(line);
       if (line.includes("nobody")) return "550 5.1.1 User unknown";
@@ -82,6 +86,11 @@ describe("lookups at the same time never overshoot an MX address's refused recip
       const { body } = await postProbe(sidecar.url, probeBody([address], { catch_all_probe: false, timeout_ms }));
       return body.results[0].outcome;
     };
+    return { server, sidecar, ask };
+  }
+
+  it("a reply that is no refusal gives its unit back: accepted, greylisted", async () => {
+    const { server, sidecar, ask } = await scripted();
     const list = await postProbe(
       sidecar.url,
       probeBody(["nobody0@example.test", "nobody1@example.test", "nobody2@example.test"], { catch_all_probe: false }),
@@ -97,18 +106,7 @@ describe("lookups at the same time never overshoot an MX address's refused recip
   });
 
   it("an RCPT that got no reply keeps its unit: the server may have refused and logged it all the same", async () => {
-    const server = await startScriptedSmtp((line) => {
-      if (!line.startsWith("RCPT")) return politeReply(line);
-      if (line.includes("nobody")) return "550 5.1.1 User unknown";
-      if (line.includes("drop")) return "DROP";
-      if (line.includes("silent")) return null;
-      return "250 2.1.5 ok";
-    });
-    const sidecar = await sidecarFor(server);
-    const ask = async (address, timeout_ms = 5000) => {
-      const { body } = await postProbe(sidecar.url, probeBody([address], { catch_all_probe: false, timeout_ms }));
-      return body.results[0].outcome;
-    };
+    const { ask } = await scripted();
     expect(await ask("drop@example.test")).toBe("unavailable");
     expect(await ask("silent@example.test", 2000)).toBe("timeout");
     expect(await ask("nobody0@example.test")).toBe("no_mailbox");
