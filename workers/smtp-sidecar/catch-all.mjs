@@ -5,6 +5,7 @@
 // once. The one asking shares the server's reply to that RCPT, which every waiting probe would have got itself (the
 // same random address, MX address, sender and HELO, at the same moment); a reply that never came (its deadline, a
 // dropped connection, pacing) is its own circumstance, so a waiting probe then asks in its turn.
+import { within } from "./mx-pacing.mjs";
 import { randomLocalPart } from "./probe-replies.mjs";
 
 /**
@@ -45,17 +46,4 @@ export function catchAllFrom(answer) {
   if (answer?.outcome === "accepted") return true;
   if (answer?.outcome === "no_mailbox") return false;
   return null;
-}
-
-/** `promise`'s value, or null once `deadline` passes first. */
-async function within(promise, deadline) {
-  let timer;
-  const late = new Promise((resolve) => {
-    timer = setTimeout(resolve, Math.max(0, deadline - Date.now()), null);
-  });
-  try {
-    return await Promise.race([promise, late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -59,14 +59,14 @@ function recent(times, windowMs, now) {
   return times;
 }
 
-/** Whether `promise` settles before `deadline` (ms since epoch). */
-async function before(promise, deadline) {
+/** `promise`'s value, or null once `deadline` (ms since epoch) passes first. */
+export async function within(promise, deadline) {
   let timer;
   const late = new Promise((resolve) => {
-    timer = setTimeout(resolve, Math.max(0, deadline - Date.now()), false);
+    timer = setTimeout(resolve, Math.max(0, deadline - Date.now()), null);
   });
   try {
-    return await Promise.race([promise.then(() => true), late]);
+    return await Promise.race([promise, late]);
   } finally {
     clearTimeout(timer);
   }
@@ -143,7 +143,13 @@ export function createPacer(limits = {}) {
         if (settle) return settle;
         if (refusalsLeft(h, Date.now()) <= 0 || h.reserved === 0) return null;
         h.givenBack ??= Promise.withResolvers();
-        if (!(await before(h.givenBack.promise, deadline))) return null;
+        if (
+          (await within(
+            h.givenBack.promise.then(() => true),
+            deadline,
+          )) === null
+        )
+          return null;
       }
     },
     /**

@@ -1,15 +1,12 @@
 // A 421 (or a refused greeting or MAIL FROM) is read by whom it is about (rcpt-reply.mjs `refusalOf`): a refusal of
 // the prober backs the MX address off (`blocked`); a server busy for everyone is this probe's `unavailable` and leaves
 // the address's state alone, so the next probe dials as usual. The texts are real servers' own.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { PACING_DEFAULTS } from "../mx-pacing.mjs";
 import { rcptOutcome, refusalOf } from "../rcpt-reply.mjs";
-import { politeReply, postProbe, probeBody, startScriptedSmtp, startSidecar } from "./helpers.mjs";
+import { closedAfterEach, politeReply, postProbe, probeBody, startScriptedSmtp, startSidecar } from "./helpers.mjs";
 
-const cleanups = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()();
-});
+const cleanups = closedAfterEach();
 
 const SERVER = [
   [421, "4.3.2 All server ports are busy"], // Postfix postscreen, post-queue limit or no smtpd process free

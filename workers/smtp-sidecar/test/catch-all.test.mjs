@@ -1,9 +1,10 @@
 // The catch-all question at one domain and MX address (catch-all.mjs): lookups that run at the same time share one
 // RCPT of the random address and its reply, so a burst of single lookups costs a small server one refused recipient
 // instead of one each (fail2ban's stock jail allows 4 in 10 minutes); a reply that never came is not shared.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { PACING_DEFAULTS } from "../mx-pacing.mjs";
 import {
+  closedAfterEach,
   eventually,
   politeReply,
   postProbe,
@@ -13,10 +14,7 @@ import {
   startSmtpServer,
 } from "./helpers.mjs";
 
-const cleanups = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()();
-});
+const cleanups = closedAfterEach();
 
 /** The sidecar with production pacing in front of `server`. */
 async function sidecarFor(server) {

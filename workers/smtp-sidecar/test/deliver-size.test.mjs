@@ -2,16 +2,13 @@
 // client (src/platform/delivery-relay.ts): at the limit the receiver gets every byte, even when JSON escaping doubles
 // the request; over it the relay says why instead of looking like a connection failure.
 import http from "node:http";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { relayDelivery } from "../../../src/platform/delivery-relay.ts";
 import { MAX_WEBHOOK_BODY_BYTES } from "../../../src/platform/webhooks.ts";
 import { MAX_DELIVER_BODY_BYTES } from "../deliver.mjs";
-import { SECRET, startSidecar } from "./helpers.mjs";
+import { closedAfterEach, SECRET, startSidecar } from "./helpers.mjs";
 
-const cleanups = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()();
-});
+const cleanups = closedAfterEach();
 
 async function setup() {
   const received = [];

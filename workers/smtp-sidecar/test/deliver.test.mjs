@@ -1,13 +1,10 @@
 // POST /v1/deliver: the attempt goes to the address in the request, never to what the URL's name resolves to.
 import http from "node:http";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { relayDelivery } from "../../../src/platform/delivery-relay.ts";
-import { SECRET, startSidecar } from "./helpers.mjs";
+import { closedAfterEach, SECRET, startSidecar } from "./helpers.mjs";
 
-const cleanups = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()();
-});
+const cleanups = closedAfterEach();
 
 /** A loopback HTTP receiver recording each request's Host header and body, answering `status`. */
 async function startReceiver(status = 204) {

@@ -1,14 +1,11 @@
 // The Worker's domain prober (src/platform/domain-probe.ts) against this sidecar and a real SMTP server on loopback:
 // lists of any size at one domain, split into calls the sidecar takes, in sessions it keeps.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { isProbeable, probeDomain, SIDECAR_LIMITS } from "../../../src/platform/domain-probe.ts";
 import { isSafeAddress, LIMITS } from "../request-schema.mjs";
-import { refusedPort, SECRET, startSidecar, startSmtpServer } from "./helpers.mjs";
+import { closedAfterEach, refusedPort, SECRET, startSidecar, startSmtpServer } from "./helpers.mjs";
 
-const cleanups = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()();
-});
+const cleanups = closedAfterEach();
 
 /** A server where `ok-*` mailboxes exist, the sidecar in front of it, and every call the prober makes. */
 async function setup() {

@@ -1,6 +1,7 @@
 // Servers that stall, hang up or refuse us: the answers must be timeout / unavailable, never a guess.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
+  closedAfterEach,
   eventually,
   politeReply,
   postProbe,
@@ -12,10 +13,7 @@ import {
   startSmtpServer,
 } from "./helpers.mjs";
 
-const cleanups = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()();
-});
+const cleanups = closedAfterEach();
 
 async function sidecarFor(server) {
   // Kept sessions end soon, so a test sees the QUIT that ends an idle one.

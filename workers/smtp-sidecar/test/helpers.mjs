@@ -3,6 +3,7 @@
 import { webcrypto } from "node:crypto";
 import net from "node:net";
 import { SMTPServer } from "smtp-server";
+import { afterEach } from "vitest";
 import { createSidecar } from "../server.mjs";
 
 export const SECRET = "test-sidecar-secret-0123456789";
@@ -199,4 +200,13 @@ export async function eventually(predicate, timeoutMs = 1000) {
     if (Date.now() - start > timeoutMs) throw new Error("condition not met in time");
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
+}
+
+/** Close functions the file's tests push, run newest first after each test (call it once, at the file's top level). */
+export function closedAfterEach() {
+  const cleanups = [];
+  afterEach(async () => {
+    while (cleanups.length) await cleanups.pop()();
+  });
+  return cleanups;
 }

@@ -1,12 +1,18 @@
 // The HTTP face of the sidecar: authentication, input safety, the SSRF guard, and the Worker client talking to it.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { probeMailboxes } from "../../../src/platform/smtp-sidecar-client.ts";
-import { nowSeconds, postProbe, probeBody, refusedPort, SECRET, startSidecar, startSmtpServer } from "./helpers.mjs";
+import {
+  closedAfterEach,
+  nowSeconds,
+  postProbe,
+  probeBody,
+  refusedPort,
+  SECRET,
+  startSidecar,
+  startSmtpServer,
+} from "./helpers.mjs";
 
-const cleanups = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()();
-});
+const cleanups = closedAfterEach();
 
 async function setup(sidecarConfig = {}) {
   const smtp = await startSmtpServer({

@@ -1,10 +1,11 @@
 // The prober as real mail servers and their stock defences see it (mx-pacing.mjs, converse.mjs): refused recipients
 // paced per MX address below fail2ban's jail, connections paced, Postfix's error limits never met, refusals of the
 // prober backed off, the catch-all verdict remembered, free uncertain answers bounded per account.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { startSmtp } from "../../../test/fixtures/smtp.ts";
 import { PACING_DEFAULTS } from "../mx-pacing.mjs";
 import {
+  closedAfterEach,
   eventually,
   politeReply,
   postProbe,
@@ -14,10 +15,7 @@ import {
   startSmtpServer,
 } from "./helpers.mjs";
 
-const cleanups = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()();
-});
+const cleanups = closedAfterEach();
 
 /** The sidecar with production pacing (or `pacing`), in front of `server`. */
 async function sidecarFor(server, pacing = PACING_DEFAULTS, sessions = {}) {

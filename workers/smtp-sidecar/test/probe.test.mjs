@@ -1,11 +1,8 @@
 // The handshake against a real SMTP server (smtp-server) on loopback.
-import { afterEach, describe, expect, it } from "vitest";
-import { eventually, postProbe, probeBody, startSidecar, startSmtpServer } from "./helpers.mjs";
+import { describe, expect, it } from "vitest";
+import { closedAfterEach, eventually, postProbe, probeBody, startSidecar, startSmtpServer } from "./helpers.mjs";
 
-const cleanups = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()();
-});
+const cleanups = closedAfterEach();
 
 async function setup(rcpt, smtpOptions = {}) {
   const smtp = await startSmtpServer({ rcpt, ...smtpOptions });

@@ -1,15 +1,20 @@
 // Pacing that fits the server (provider-pacing.mjs, mx-pacing.mjs): a large provider's MX, named by the
 // mx-provider-patterns dataset, gets the provider limits; a small server keeps fail2ban's budget; a provider that
 // throttles us in words is still backed off. Production pacing throughout; MX names resolve to the loopback server.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createPacer, PACING_DEFAULTS } from "../mx-pacing.mjs";
 import { isLargeProvider, providerOf } from "../provider-pacing.mjs";
-import { politeReply, postProbe, probeBody, startScriptedSmtp, startSidecar, startSmtpServer } from "./helpers.mjs";
+import {
+  closedAfterEach,
+  politeReply,
+  postProbe,
+  probeBody,
+  startScriptedSmtp,
+  startSidecar,
+  startSmtpServer,
+} from "./helpers.mjs";
 
-const cleanups = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()();
-});
+const cleanups = closedAfterEach();
 
 const GMAIL = "gmail-smtp-in.l.google.com";
 const SMALL = "mx.small-server.example";

@@ -2,14 +2,19 @@
 // RCPT reserves one refused recipient of its MX address's budget before it is sent, so lookups in flight together can
 // never send more than the budget allows, and gives it back when the reply is not a refusal; a RCPT whose unit is held
 // by one awaiting its reply waits for it rather than being held back. Counted at the server.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createPacer, PACING_DEFAULTS } from "../mx-pacing.mjs";
-import { politeReply, postProbe, probeBody, startScriptedSmtp, startSidecar, startSmtpServer } from "./helpers.mjs";
+import {
+  closedAfterEach,
+  politeReply,
+  postProbe,
+  probeBody,
+  startScriptedSmtp,
+  startSidecar,
+  startSmtpServer,
+} from "./helpers.mjs";
 
-const cleanups = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()();
-});
+const cleanups = closedAfterEach();
 
 async function sidecarFor(server) {
   const sidecar = await startSidecar({ smtpPort: server.port, pacing: PACING_DEFAULTS });

@@ -1,8 +1,9 @@
 // Kept SMTP sessions (session-pool.mjs) as probes see them: per domain and MX address, at most `maxActive` at once,
 // and at most `maxPerAddress` per MX address; kept idle for the next probe, ended with QUIT.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createSessionPool, POOL_DEFAULTS } from "../session-pool.mjs";
 import {
+  closedAfterEach,
   eventually,
   politeReply,
   postProbe,
@@ -13,10 +14,7 @@ import {
   startSmtpServer,
 } from "./helpers.mjs";
 
-const cleanups = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()();
-});
+const cleanups = closedAfterEach();
 
 /** Every RCPT is answered after 150 ms unless told otherwise, so probes sent together overlap. */
 async function setup(sessions, rcptDelayMs = 150) {

@@ -1,14 +1,11 @@
 // POST /v1/submit: customer mail handed to the operator's relay, byte for byte, with 5xx permanent and 4xx temporary.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SMTPServer } from "smtp-server";
 import { mailTransport } from "../../../src/platform/mail-transport.ts";
 import { MAX_SUBMIT_BYTES } from "../submit.mjs";
-import { nowSeconds, SECRET, signLikeWorker, startSidecar } from "./helpers.mjs";
+import { closedAfterEach, nowSeconds, SECRET, signLikeWorker, startSidecar } from "./helpers.mjs";
 
-const cleanups = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()();
-});
+const cleanups = closedAfterEach();
 
 /** A relay that keeps every message's bytes; `rcpt` refuses with [code, text]. */
 async function startRelay(rcpt = () => null) {
